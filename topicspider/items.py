@@ -1,0 +1,20 @@
+"""The one item topicspider yields: an accepted, on-topic page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class PageItem:
+    url: str
+    title: str
+    text: str
+    body: bytes
+    charset: str
+    relevance: float
+    depth: int
+    parent_url: str | None
+    fetched_at: str
+    #: Set by the filesystem pipeline: where ``body`` was written, relative to ``TOPIC_PAGES_DIR``.
+    path: str | None = None

@@ -1,0 +1,63 @@
+"""Scrapy settings for topicspider: every ``TOPIC_*`` default lives here.
+
+Override any of them with ``-s NAME=value`` or in your own settings module;
+the README documents each one.
+"""
+
+BOT_NAME = "topicspider"
+SPIDER_MODULES = ["topicspider.spiders"]
+NEWSPIDER_MODULE = "topicspider.spiders"
+COMMANDS_MODULE = "topicspider.commands"
+
+# --- Relevance -------------------------------------------------------------
+# Pages whose relevance (cosine to the keyword vector) is below this are not stored.
+TOPIC_THRESHOLD = 0.15
+# best_first | bfs | dfs
+TOPIC_STRATEGY = "best_first"
+# How many irrelevant pages in a row the crawl may cross to reach an on-topic section.
+TOPIC_TUNNEL_DEPTH = 2
+# Term weighting of page vectors: "tf" (sublinear term frequency) or "tfidf"
+# (idf learned from the pages seen so far in this crawl).
+TOPIC_WEIGHTING = "tf"
+# The title counts this many times the body in the page vector.
+TOPIC_TITLE_WEIGHT = 3.0
+# Link score = ANCHOR * cos(anchor text + context + URL words) + (1 - ANCHOR) * parent relevance.
+TOPIC_ANCHOR_WEIGHT = 0.6
+# Characters of text on each side of a link that count as its context.
+TOPIC_CONTEXT_CHARS = 60
+# Only the first this many characters of a page's body are tokenized.
+TOPIC_MAX_TEXT_CHARS = 20000
+# Stay on the seeds' sites unless this is False.
+TOPIC_STAY_ON_SITE = True
+
+# --- Storage ---------------------------------------------------------------
+# Accepted pages are written here as raw bytes, with an index.jsonl beside them.
+TOPIC_PAGES_DIR = "pages"
+
+# --- Progress --------------------------------------------------------------
+# Seconds between progress log lines (0 turns them off).
+TOPIC_PROGRESS_INTERVAL = 30.0
+
+# --- Scrapy components -----------------------------------------------------
+SCHEDULER_PRIORITY_QUEUE = "topicspider.pqueues.ScorePriorityQueue"
+SCHEDULER_MEMORY_QUEUE = "topicspider.pqueues.MemoryQueue"
+SCHEDULER_DISK_QUEUE = "topicspider.pqueues.DiskQueue"
+
+ITEM_PIPELINES = {
+    "topicspider.pipelines.files.FilesystemPipeline": 300,
+}
+
+EXTENSIONS = {
+    "topicspider.extensions.progress.Progress": 500,
+}
+
+# --- Politeness and Scrapy defaults -----------------------------------------
+USER_AGENT = "topicspider/0.1 (+https://pypi.org/project/scrapy/; focused crawler)"
+ROBOTSTXT_OBEY = True
+CONCURRENT_REQUESTS = 16
+CONCURRENT_REQUESTS_PER_DOMAIN = 8
+DOWNLOAD_DELAY = 0
+DEPTH_PRIORITY = 0
+LOG_LEVEL = "INFO"
+REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
+FEED_EXPORT_ENCODING = "utf-8"
