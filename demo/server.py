@@ -1,0 +1,89 @@
+"""A static file server for the demo site, bound to 127.0.0.1 and quiet."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path, PurePosixPath
+from typing import ClassVar
+from urllib.parse import unquote, urlsplit
+
+#: Per-path header overrides, written by the generator beside the pages.
+HEADERS_FILE = "_headers.json"
+
+CONTENT_TYPES = {
+    ".html": "text/html",
+    ".txt": "text/plain",
+    ".pdf": "application/pdf",
+    ".jpg": "image/jpeg",
+}
+
+
+class SiteHandler(BaseHTTPRequestHandler):
+    """Serves files under ``root`` by URL path, with per-path header overrides.
+
+    Paths ending in ``/`` serve their ``index.html``; anything else that is not a file,
+    including directories, dot files and the ``_``-prefixed bookkeeping files, is a 404.
+    """
+
+    root: Path
+    overrides: ClassVar[dict[str, dict[str, str]]] = {}
+    protocol_version = "HTTP/1.1"
+    server_version = "topicspider-demo/1.0"
+
+    def do_GET(self) -> None:
+        self._respond(with_body=True)
+
+    def do_HEAD(self) -> None:
+        self._respond(with_body=False)
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet: tests and ``make demo`` want clean output."""
+
+    def _respond(self, with_body: bool) -> None:
+        found = self._locate(unquote(urlsplit(self.path).path))
+        if found is None:
+            self.send_error(HTTPStatus.NOT_FOUND)
+            return
+        path, file = found
+        data = file.read_bytes()
+        headers = {"Content-Type": CONTENT_TYPES.get(file.suffix, "application/octet-stream")}
+        headers.update(self.overrides.get(path, {}))
+        self.send_response(HTTPStatus.OK)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if with_body:
+            self.wfile.write(data)
+
+    def _locate(self, path: str) -> tuple[str, Path] | None:
+        if not path.startswith("/"):
+            return None
+        if path.endswith("/"):
+            path += "index.html"
+        parts = PurePosixPath(path).parts[1:]
+        if not parts or any(p == ".." or p.startswith((".", "_")) for p in parts):
+            return None
+        file = self.root.joinpath(*parts)
+        if not file.is_file() or not file.resolve().is_relative_to(self.root):
+            return None
+        return "/" + "/".join(parts), file
+
+
+def serve(root: Path, port: int = 0) -> tuple[ThreadingHTTPServer, str]:
+    """Serve ``root`` on 127.0.0.1 from a daemon thread; return the server and its base URL.
+
+    Port 0 picks a free port. Stop with ``server.shutdown()`` (then ``server_close()`` to free
+    the socket).
+    """
+    root = Path(root).resolve()
+    headers_file = root / HEADERS_FILE
+    overrides = json.loads(headers_file.read_text("utf-8")) if headers_file.exists() else {}
+    handler = type("BoundSiteHandler", (SiteHandler,), {"root": root, "overrides": overrides})
+    server = ThreadingHTTPServer(("127.0.0.1", port), handler)
+    threading.Thread(target=server.serve_forever, name="demo-site", daemon=True).start()
+    host, bound_port = server.server_address[:2]
+    return server, f"http://{host}:{bound_port}"
