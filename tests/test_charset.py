@@ -1,0 +1,131 @@
+import codecs
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from topicspider.charset import SAMPLE_SIZE, decode, detect_encoding
+
+TEXT = "足球比赛。中国队今天以三比一战胜对手、球迷在体育场欢呼。"
+
+
+def page(meta: str = "", text: str = TEXT) -> str:
+    return (
+        f"<!DOCTYPE html><html><head>{meta}<title>足球比赛</title></head>"
+        f"<body><h1>足球新闻</h1><p>{text}</p></body></html>"
+    )
+
+
+GBK_META = '<meta http-equiv="Content-Type" content="text/html; charset=gb2312">'
+UTF8_META = '<meta charset="utf-8">'
+
+
+@pytest.mark.parametrize(
+    ("html", "codec", "content_type", "expected"),
+    [
+        # Declared and true.
+        (page(GBK_META), "gbk", None, "gb18030"),
+        (page(UTF8_META), "utf-8", None, "utf-8"),
+        (page(), "gbk", "text/html; charset=GBK", "gb18030"),
+        (page(), "utf-8", "text/html; charset=utf-8", "utf-8"),
+        # Undeclared.
+        (page(), "gbk", None, "gb18030"),
+        (page(), "utf-8", None, "utf-8"),
+        (page(), "gb18030", "text/html", "gb18030"),
+        # Declared and false.
+        (page(), "gbk", "text/html; charset=utf-8", "gb18030"),
+        (page(UTF8_META), "gbk", None, "gb18030"),
+        (page(GBK_META), "utf-8", None, "utf-8"),
+        (page(), "utf-8", "text/html; charset=gbk", "utf-8"),
+        (page(GBK_META), "gbk", "text/html; charset=ISO-8859-1", "gb18030"),
+        (page(UTF8_META), "gbk", "text/html; charset=utf-8", "gb18030"),
+    ],
+)
+def test_chinese(html, codec, content_type, expected):
+    assert decode(html.encode(codec), content_type) == (expected, html)
+    assert "足球比赛" in decode(html.encode(codec), content_type)[1]
+
+
+@pytest.mark.parametrize("label", ["gb2312", "GBK", "x-gbk", "cp936", "gb_2312-80", "GB18030"])
+def test_gbk_labels_are_gb18030(label):
+    body = page().encode("gbk")
+    assert detect_encoding(body, f"text/html; charset={label}") == "gb18030"
+    assert detect_encoding(page(f'<meta charset="{label}">').encode("gbk")) == "gb18030"
+
+
+def test_gb18030_four_byte_characters():
+    html = page(text="𠮷野家的足球")
+    assert decode(html.encode("gb18030"), "text/html; charset=gbk") == ("gb18030", html)
+
+
+@pytest.mark.parametrize(
+    ("bom", "codec", "expected"),
+    [
+        (codecs.BOM_UTF8, "utf-8", "utf-8"),
+        (codecs.BOM_UTF16_LE, "utf-16-le", "utf-16-le"),
+        (codecs.BOM_UTF16_BE, "utf-16-be", "utf-16-be"),
+    ],
+)
+def test_bom(bom, codec, expected):
+    html = page()
+    assert decode(bom + html.encode(codec)) == (expected, html)
+
+
+def test_bom_beats_a_wrong_header():
+    body = codecs.BOM_UTF8 + page().encode("utf-8")
+    assert decode(body, "text/html; charset=gbk") == ("utf-8", page())
+
+
+def test_english_cp1252():
+    html = "<p>“Smart quotes” — a café, naïve résumé, €5.</p>"
+    assert decode(html.encode("cp1252")) == ("cp1252", html)
+    assert decode(html.encode("cp1252"), "text/html; charset=iso-8859-1") == ("cp1252", html)
+
+
+@pytest.mark.parametrize(
+    ("text", "codec"),
+    [
+        ("Müller für Straße, schöne Grüße aus München.", "cp1252"),
+        ("<p>サッカーの試合は日本代表が勝ちました。</p>", "shift_jis"),
+        ("<p>足球比賽。中國隊今天贏了。台灣新聞報導。</p>", "big5"),
+    ],
+)
+def test_other_encodings_round_trip(text, codec):
+    assert decode(text.encode(codec))[1] == text
+
+
+def test_empty_and_ascii():
+    assert decode(b"") == ("utf-8", "")
+    assert decode(b"<p>hello</p>") == ("utf-8", "<p>hello</p>")
+
+
+def test_multibyte_character_cut_by_the_sample():
+    html = "a" + "足球" * SAMPLE_SIZE
+    for content_type in (None, "text/html; charset=utf-8"):
+        assert decode(html.encode("utf-8"), content_type) == ("utf-8", html)
+    assert decode(html.encode("gbk")) == ("gb18030", html)
+
+
+def test_a_stray_byte_does_not_discredit_a_declaration():
+    body = page(text=TEXT * 20).encode("utf-8").replace(b"<h1>", b"<h1>\xff")
+    encoding, text = decode(body, "text/html; charset=utf-8")
+    assert encoding == "utf-8"
+    assert text == page(text=TEXT * 20).replace("<h1>", "<h1>\ufffd")
+
+
+def test_unknown_and_unsafe_labels_are_ignored():
+    body = page().encode("utf-8")
+    assert detect_encoding(body, "text/html; charset=no-such-thing") == "utf-8"
+    assert detect_encoding(b"+ADw-script+AD4-", "text/html; charset=utf-7") == "utf-8"
+
+
+@given(st.binary(max_size=2048), st.one_of(st.none(), st.text(max_size=60)))
+def test_random_bytes_never_raise(body, content_type):
+    encoding, text = decode(body, content_type)
+    assert codecs.lookup(encoding).name == encoding
+    assert isinstance(text, str)
+
+
+@given(st.text().filter(lambda s: not s.startswith("\ufeff")))
+def test_utf8_round_trips(text):
+    assert decode(text.encode("utf-8")) == ("utf-8", text)

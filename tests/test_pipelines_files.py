@@ -1,0 +1,209 @@
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from scrapy.exceptions import CloseSpider, DropItem, NotConfigured
+from scrapy.utils.test import get_crawler
+
+from topicspider.items import PageItem
+from topicspider.pipelines.files import INDEX_FIELDS, FilesystemPipeline, PagesDirError
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = "<html><head><title>足球比赛</title></head><body>中国队今天赢了。</body></html>"
+
+
+def make_pipeline(pages_dir, **settings) -> FilesystemPipeline:
+    crawler = get_crawler(settings_dict={"TOPIC_PAGES_DIR": str(pages_dir), **settings})
+    return FilesystemPipeline.from_crawler(crawler)
+
+
+def make_page(url: str, body: bytes = b"<p>x</p>", charset: str = "utf-8") -> PageItem:
+    return PageItem(
+        url=url,
+        title="足球比赛",
+        text="中国队今天赢了。",
+        body=body,
+        charset=charset,
+        relevance=0.75,
+        depth=2,
+        parent_url="https://example.cn/",
+        fetched_at="2024-05-01T12:00:00+00:00",
+    )
+
+
+def read_index(pages_dir: Path) -> list[dict]:
+    return [
+        json.loads(line) for line in (pages_dir / "index.jsonl").read_text("utf-8").splitlines()
+    ]
+
+
+def test_pages_are_stored_byte_for_byte(tmp_path):
+    pages_dir = tmp_path / "pages"
+    pipeline = make_pipeline(pages_dir)
+    items = [
+        make_page("https://example.cn/新闻/足球.html", HTML.encode("gbk"), "gb18030"),
+        make_page("https://example.cn/news/", HTML.encode("utf-8"), "utf-8"),
+        make_page("https://example.cn/list.html?page=2", b"\xff\x00raw"),
+    ]
+    pipeline.open_spider()
+    for item in items:
+        assert pipeline.process_item(item) is item
+    pipeline.close_spider()
+
+    for item in items:
+        assert (pages_dir / item.path).read_bytes() == item.body
+    assert items[0].path == "example.cn/新闻/足球.html"
+    assert items[1].path == "example.cn/news/index.html"
+    index = read_index(pages_dir)
+    assert [line["path"] for line in index] == [item.path for item in items]
+    for line, item in zip(index, items, strict=True):
+        assert set(INDEX_FIELDS) <= set(line)
+        assert line == {field: getattr(item, field) for field in INDEX_FIELDS}
+    assert "足球比赛" in (pages_dir / "index.jsonl").read_text("utf-8")
+    assert pipeline.stats.get_value("topic/stored") == 3
+    assert not list(pages_dir.rglob("~tmp-*"))
+
+
+def test_index_is_appended_and_pages_replaced(tmp_path):
+    pages_dir = tmp_path / "pages"
+    for body in (b"first", b"second"):
+        pipeline = make_pipeline(pages_dir)
+        pipeline.open_spider()
+        pipeline.process_item(make_page("https://example.com/a.html", body))
+        pipeline.close_spider()
+    assert len(read_index(pages_dir)) == 2
+    assert (pages_dir / "example.com" / "a.html").read_bytes() == b"second"
+    assert sorted(p.name for p in (pages_dir / "example.com").iterdir()) == ["a.html"]
+
+
+def test_dict_items_work_too(tmp_path):
+    pipeline = make_pipeline(tmp_path)
+    pipeline.open_spider()
+    item = pipeline.process_item({"url": "https://example.com/", "body": b"x"})
+    pipeline.close_spider()
+    assert item["path"] == "example.com/index.html"
+    assert read_index(tmp_path)[0]["title"] is None
+
+
+def test_empty_setting_turns_the_pipeline_off():
+    with pytest.raises(NotConfigured):
+        make_pipeline("")
+
+
+def test_unusable_folder_is_named_on_open(tmp_path):
+    (tmp_path / "file").write_text("not a folder")
+    pages_dir = tmp_path / "file" / "pages"
+    pipeline = make_pipeline(pages_dir)
+    with pytest.raises(PagesDirError, match=re.escape(str(pages_dir))) as info:
+        pipeline.open_spider()
+    assert isinstance(info.value, CloseSpider)
+    assert info.value.reason == "pages_dir_error"
+    pipeline.close_spider()
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root ignores permissions")
+def test_read_only_folder_is_named_on_open(tmp_path):
+    tmp_path.chmod(0o500)
+    try:
+        with pytest.raises(PagesDirError, match=re.escape(str(tmp_path / "pages"))):
+            make_pipeline(tmp_path / "pages").open_spider()
+    finally:
+        tmp_path.chmod(0o700)
+
+
+def test_write_error_stops_storing(tmp_path):
+    pipeline = make_pipeline(tmp_path)
+    pipeline.open_spider()
+    pipeline.process_item(make_page("https://example.com/ok.html"))
+    (tmp_path / "blocked.example").write_text("a file where a folder must go")
+    with pytest.raises(PagesDirError, match=re.escape(str(tmp_path))):
+        pipeline.process_item(make_page("https://blocked.example/a.html"))
+    with pytest.raises(DropItem, match=re.escape(str(tmp_path))):
+        pipeline.process_item(make_page("https://example.com/later.html"))
+    pipeline.close_spider()
+    assert [line["path"] for line in read_index(tmp_path)] == ["example.com/ok.html"]
+    assert pipeline.stats.get_value("topic/stored") == 1
+
+
+class HalfWrites:
+    """An index file on a disk that fills up in the middle of a line."""
+
+    def __init__(self, file):
+        self.file = file
+
+    def write(self, data: bytes) -> int:
+        return self.file.write(data[: len(data) // 2])
+
+    def __getattr__(self, name):
+        return getattr(self.file, name)
+
+
+def test_a_short_write_leaves_no_half_line(tmp_path):
+    pipeline = make_pipeline(tmp_path)
+    pipeline.open_spider()
+    pipeline.process_item(make_page("https://example.com/1.html"))
+    pipeline._index = HalfWrites(pipeline._index)
+    with pytest.raises(PagesDirError, match="Short write"):
+        pipeline.process_item(make_page("https://example.com/2.html"))
+    pipeline.close_spider()
+    assert (tmp_path / "index.jsonl").read_bytes().endswith(b"}\n")
+    assert [line["path"] for line in read_index(tmp_path)] == ["example.com/1.html"]
+
+
+CRAWL = """
+import json, sys
+from scrapy import Spider
+from scrapy.crawler import CrawlerProcess
+from topicspider.items import PageItem
+
+class Pages(Spider):
+    name = "pages"
+
+    async def start(self):
+        for url in sys.argv[2:]:
+            yield PageItem(url, "t", "", b"<p>x</p>", "utf-8", 0.5, 0, None, "2024-01-01")
+
+process = CrawlerProcess(settings={
+    "TOPIC_PAGES_DIR": sys.argv[1],
+    "ITEM_PIPELINES": {"topicspider.pipelines.files.FilesystemPipeline": 300},
+})
+crawler = process.create_crawler(Pages)
+process.crawl(crawler)
+process.start()
+print(json.dumps(crawler.stats.get_stats(), default=str))
+"""
+
+
+def crawl(pages_dir: Path, *urls: str) -> tuple[dict, str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run(
+        [sys.executable, "-c", CRAWL, str(pages_dir), *urls],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=60,
+    )
+    return json.loads(result.stdout.splitlines()[-1]), result.stderr
+
+
+def test_crawl_closes_when_the_folder_fails(tmp_path):
+    (tmp_path / "blocked.example").write_text("a file where a folder must go")
+    urls = ["https://example.com/1", "https://blocked.example/", "https://example.com/2"]
+    stats, log = crawl(tmp_path, *urls)
+    assert stats["finish_reason"] == "pages_dir_error"
+    assert stats["topic/stored"] == 1
+    assert [line["url"] for line in read_index(tmp_path)] == urls[:1]
+    assert f"Cannot write to the pages folder {tmp_path}" in log
+
+
+def test_crawl_does_not_start_without_a_folder(tmp_path):
+    (tmp_path / "file").write_text("not a folder")
+    stats, log = crawl(tmp_path / "file" / "pages", "https://example.com/1")
+    assert stats["finish_reason"] == "pages_dir_error"
+    assert "topic/stored" not in stats
+    assert f"Cannot write to the pages folder {tmp_path / 'file' / 'pages'}" in log

@@ -1,0 +1,157 @@
+"""Store accepted pages on disk: the raw bytes of each, and a line about it in ``index.jsonl``."""
+
+from __future__ import annotations
+
+import errno
+import json
+import logging
+import os
+import uuid
+from contextlib import suppress
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from itemadapter import ItemAdapter
+from scrapy.exceptions import CloseSpider, DropItem, NotConfigured
+from scrapy.utils.defer import deferred_from_coro
+
+from topicspider.paths import INDEX_NAME, url_to_path
+
+if TYPE_CHECKING:
+    from io import FileIO
+    from typing import Self
+
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
+    from twisted.internet.defer import Deferred
+
+
+logger = logging.getLogger(__name__)
+
+#: Item fields written to each line of the index.
+INDEX_FIELDS = ("url", "title", "relevance", "depth", "charset", "path", "parent_url", "fetched_at")
+CLOSE_REASON = "pages_dir_error"
+
+
+class PagesDirError(CloseSpider):
+    """The pages folder cannot be written.
+
+    Raised while the spider opens, it closes the spider with reason ``pages_dir_error``.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(reason=CLOSE_REASON)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class FilesystemPipeline:
+    """Write each page's body to ``TOPIC_PAGES_DIR``/:func:`~topicspider.paths.url_to_path`,
+    set the item's ``path``, and append a JSON line about it to ``index.jsonl``.
+
+    A page goes to a temporary file renamed into place, and its index line follows
+    in one ``write()``, cut off again if it falls short: a crash of the crawler
+    leaves no half page and no half line, and every indexed page is whole.
+    When the folder cannot be written the spider is closed (reason
+    ``pages_dir_error``). An empty ``TOPIC_PAGES_DIR`` turns the pipeline off.
+    """
+
+    def __init__(
+        self,
+        pages_dir: str | os.PathLike[str],
+        stats: StatsCollector,
+        crawler: Crawler | None = None,
+    ):
+        self.pages_dir = Path(pages_dir)
+        self.stats = stats
+        self.crawler = crawler
+        self._index: FileIO | None = None
+        self._failed = False
+        # Holds the spider closing we start, so that it is not garbage-collected.
+        self._closing: Deferred[None] | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        pages_dir = crawler.settings.get("TOPIC_PAGES_DIR")
+        if not pages_dir:
+            raise NotConfigured("TOPIC_PAGES_DIR is empty")
+        return cls(pages_dir, crawler.stats, crawler)
+
+    def open_spider(self, spider: Spider | None = None) -> None:
+        try:
+            self.pages_dir.mkdir(parents=True, exist_ok=True)
+            self._index = open(self.pages_dir / INDEX_NAME, "ab", buffering=0)  # noqa: SIM115
+        except OSError as exc:
+            error = self._error(exc)
+            logger.error("%s", error)
+            raise error from exc
+
+    def close_spider(self, spider: Spider | None = None) -> None:
+        if self._index is not None:
+            self._index.close()
+            self._index = None
+
+    def process_item(self, item: Any, spider: Spider | None = None) -> Any:
+        if self._failed:
+            raise DropItem(f"Not stored: the pages folder {self.pages_dir.absolute()} failed")
+        adapter = ItemAdapter(item)
+        path = url_to_path(adapter["url"])
+        try:
+            self._write_page(path, adapter["body"])
+            adapter["path"] = path
+            self._append_line(adapter)
+        except OSError as exc:
+            self._failed = True
+            error = self._error(exc)
+            logger.error("%s; closing the spider", error)
+            self._close_spider()
+            raise error from exc
+        self.stats.inc_value("topic/stored")
+        return item
+
+    def _write_page(self, path: str, body: bytes) -> None:
+        target = self.pages_dir.joinpath(*path.split("/"))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # "~tmp-" starts no page or folder name (see url_to_path), so it clobbers none.
+        temp = target.with_name(f"~tmp-{uuid.uuid4().hex}.part")
+        try:
+            temp.write_bytes(body)
+            os.replace(temp, target)
+        except BaseException:
+            with suppress(OSError):
+                temp.unlink()
+            raise
+
+    def _append_line(self, adapter: ItemAdapter) -> None:
+        assert self._index is not None, "open_spider() was not called"
+        record = {field: adapter.get(field) for field in INDEX_FIELDS}
+        line = json.dumps(record, ensure_ascii=False) + "\n"
+        # A lone surrogate in a str becomes its JSON escape.
+        data = line.encode("utf-8", "backslashreplace")
+        end = self._index.seek(0, os.SEEK_END)
+        try:
+            if self._index.write(data) != len(data):
+                raise OSError(errno.ENOSPC, "Short write", str(self.pages_dir / INDEX_NAME))
+        except OSError:
+            with suppress(OSError):
+                self._index.truncate(end)
+            raise
+
+    def _error(self, exc: OSError) -> PagesDirError:
+        return PagesDirError(
+            f"Cannot write to the pages folder {self.pages_dir.absolute()} (TOPIC_PAGES_DIR): {exc}"
+        )
+
+    def _close_spider(self) -> None:
+        engine = None
+        with suppress(RuntimeError):  # Scrapy 2.19+ raises it while no crawl is running
+            engine = self.crawler and self.crawler.engine
+        if engine is None:
+            return
+        if hasattr(engine, "close_spider_async"):
+            self._closing = deferred_from_coro(engine.close_spider_async(reason=CLOSE_REASON))
+        else:  # Scrapy < 2.14
+            self._closing = engine.close_spider(self.crawler.spider, CLOSE_REASON)
