@@ -5,7 +5,6 @@ All of it was written for this project; people, clubs and figures are invented.
 """
 
 # Chinese prose uses full-width punctuation on purpose.
-# ruff: noqa: RUF001
 
 from __future__ import annotations
 
@@ -102,9 +101,18 @@ SPORTS = Topic(
         "league": ("中超联赛", "英超联赛", "甲级联赛", "足协杯", "亚冠联赛", "欧冠联赛"),
     },
     numbers={
-        "round": (1, 30), "win": (2, 4), "lose": (0, 1), "minute": (5, 88), "wins": (3, 18),
-        "rank": (1, 8), "shots": (3, 9), "on": (1, 3), "crowd": (2, 6), "pct": (48, 64),
-        "saves": (3, 9), "goals": (5, 21),
+        "round": (1, 30),
+        "win": (2, 4),
+        "lose": (0, 1),
+        "minute": (5, 88),
+        "wins": (3, 18),
+        "rank": (1, 8),
+        "shots": (3, 9),
+        "on": (1, 3),
+        "crowd": (2, 6),
+        "pct": (48, 64),
+        "saves": (3, 9),
+        "goals": (5, 21),
     },
 )
 
@@ -131,10 +139,29 @@ COOKING = Topic(
         "这道{dish}搭配一碗白米饭，就是一顿简单又满足的晚餐。",
     ),
     words={
-        "dish": ("红烧肉", "宫保鸡丁", "麻婆豆腐", "清蒸鲈鱼", "西红柿炒鸡蛋", "酸辣土豆丝",
-                 "糖醋排骨", "葱油拌面", "鱼香肉丝", "白菜猪肉饺子"),
-        "ingredient": ("五花肉", "鸡胸肉", "嫩豆腐", "鲈鱼", "土豆", "西红柿", "鸡蛋", "大白菜",
-                       "香菇"),
+        "dish": (
+            "红烧肉",
+            "宫保鸡丁",
+            "麻婆豆腐",
+            "清蒸鲈鱼",
+            "西红柿炒鸡蛋",
+            "酸辣土豆丝",
+            "糖醋排骨",
+            "葱油拌面",
+            "鱼香肉丝",
+            "白菜猪肉饺子",
+        ),
+        "ingredient": (
+            "五花肉",
+            "鸡胸肉",
+            "嫩豆腐",
+            "鲈鱼",
+            "土豆",
+            "西红柿",
+            "鸡蛋",
+            "大白菜",
+            "香菇",
+        ),
         "meat": ("五花肉", "排骨", "鸡腿肉", "牛肉", "里脊肉"),
         "aromatic": ("姜片", "蒜末", "葱段", "干辣椒", "花椒", "八角"),
         "sauce": ("生抽", "老抽", "料酒", "香醋", "蚝油", "豆瓣酱"),
@@ -167,8 +194,17 @@ TRAVEL = Topic(
         "乘坐{transport}出行时，靠窗的座位可以欣赏一路的田园风光。",
     ),
     words={
-        "place": ("杭州西湖", "桂林漓江", "丽江古城", "成都宽窄巷子", "西安古城墙", "厦门鼓浪屿",
-                  "黄山", "青岛栈桥", "苏州园林"),
+        "place": (
+            "杭州西湖",
+            "桂林漓江",
+            "丽江古城",
+            "成都宽窄巷子",
+            "西安古城墙",
+            "厦门鼓浪屿",
+            "黄山",
+            "青岛栈桥",
+            "苏州园林",
+        ),
         "season": ("春天", "初夏", "秋天", "深秋", "冬季"),
         "transport": ("地铁", "高铁", "旅游大巴", "公交车", "出租车"),
         "snack": ("肉夹馍", "凉皮", "糖油粑粑", "米粉", "沙茶面", "桂花糕"),
@@ -237,8 +273,7 @@ FOOTBALL = Topic(
         "With the World Cup qualifiers approaching, the national coach is watching "
         "{player} closely.",
         "In the second half {team2} pressed high, but their striker could not find the target.",
-        "The league table is tight at the top: only {points} points separate the first four "
-        "clubs.",
+        "The league table is tight at the top: only {points} points separate the first four clubs.",
         "{coach} has switched to a back three, and the defence looks far more solid.",
         "A late penalty earned {team} a draw in the cup, keeping their unbeaten run alive.",
         "Goalkeeper {keeper} made {saves} saves and was named player of the match.",
@@ -253,16 +288,36 @@ FOOTBALL = Topic(
         "The semi-final of the tournament will be played at a neutral ground next month.",
     ),
     words={
-        "team": ("Riverside United", "Northgate Rovers", "Harbor City", "Kingsbridge Athletic",
-                 "Westvale FC", "Eastfield Town"),
-        "player": ("Tom Avery", "Marco Rossi", "Daniel Okafor", "Liam Carter", "Jonas Berg",
-                   "Samuel Reyes"),
+        "team": (
+            "Riverside United",
+            "Northgate Rovers",
+            "Harbor City",
+            "Kingsbridge Athletic",
+            "Westvale FC",
+            "Eastfield Town",
+        ),
+        "player": (
+            "Tom Avery",
+            "Marco Rossi",
+            "Daniel Okafor",
+            "Liam Carter",
+            "Jonas Berg",
+            "Samuel Reyes",
+        ),
         "keeper": ("Ben Walsh", "Pavel Novak"),
         "coach": ("Peter Hale", "Ana Duarte", "Martin Cole"),
         "league": ("Premier League", "Championship", "Champions League", "FA Cup"),
     },
-    numbers={"round": (2, 30), "win": (2, 4), "lose": (0, 1), "goals": (6, 22),
-             "points": (2, 5), "saves": (4, 9), "minute": (5, 88), "pct": (55, 68)},
+    numbers={
+        "round": (2, 30),
+        "win": (2, 4),
+        "lose": (0, 1),
+        "goals": (6, 22),
+        "points": (2, 5),
+        "saves": (4, 9),
+        "minute": (5, 88),
+        "pct": (55, 68),
+    },
 )
 
 GARDENING = Topic(
@@ -277,8 +332,7 @@ GARDENING = Topic(
         "Prune {shrub} after flowering to keep its shape compact and encourage new growth.",
         "Compost made from kitchen scraps and fallen leaves is the cheapest fertiliser "
         "you will find.",
-        "If aphids appear on the {plant}, a spray of soapy water usually clears them "
-        "within days.",
+        "If aphids appear on the {plant}, a spray of soapy water usually clears them within days.",
         "Raised beds warm up faster in spring and make weeding much easier on the back.",
         "Sow {veg} seeds about {cm} centimetres apart and thin the seedlings as they appear.",
         "Most herbs, such as {herb} and {herb2}, grow happily in pots on a sunny windowsill.",

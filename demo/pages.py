@@ -5,7 +5,6 @@ and sentence describe the target; only on-topic pages link into the on-topic sec
 """
 
 # Chinese prose uses full-width punctuation on purpose.
-# ruff: noqa: RUF001
 
 from __future__ import annotations
 
@@ -55,27 +54,33 @@ def _home(seed: int) -> Page:
     rng = _rng(seed, SEED)
     offtopic = [s for s in SECTIONS if s.lang == "zh" and not s.on_topic]
     featured = rng.sample([(s, a) for s in offtopic for a in s.articles], 4)
-    body = "\n".join([
-        "<h1>生活网</h1>",
-        _prose(rng, corpus.PORTAL, 1),
-        "<h2>今日推荐</h2>",
-        _list(_item(s.folder + a.slug, a.title, a.blurb, "zh") for s, a in featured),
-        "<h2>频道</h2>",
-        _list([
-            *(f"{_a(s.index, s.label + '频道')}：{_esc(s.note)}" for s in offtopic),
-            f"{_a('/en/index.html', 'English edition')}：英文版生活内容",
-        ]),
-        f"<p>找不到想看的内容？打开{_a(HUB, '网站导航')}，可以看到全部频道和栏目。</p>",
-        '<p class="links">'
-        + " · ".join([
-            _a("mailto:editor@example.invalid", "联系我们"),
-            _a(OFFSITE_URLS[0], "合作伙伴"),
-            _a("/files/menu.pdf", "本月菜单（PDF）"),
-            _a("/images/dumplings.jpg", "饺子图片"),
-            _a(PRIVATE, "员工内部资料"),
-        ])
-        + "</p>",
-    ])
+    body = "\n".join(
+        [
+            "<h1>生活网</h1>",
+            _prose(rng, corpus.PORTAL, 1),
+            "<h2>今日推荐</h2>",
+            _list(_item(s.folder + a.slug, a.title, a.blurb, "zh") for s, a in featured),
+            "<h2>频道</h2>",
+            _list(
+                [
+                    *(f"{_a(s.index, s.label + '频道')}：{_esc(s.note)}" for s in offtopic),
+                    f"{_a('/en/index.html', 'English edition')}：英文版生活内容",
+                ]
+            ),
+            f"<p>找不到想看的内容？打开{_a(HUB, '网站导航')}，可以看到全部频道和栏目。</p>",
+            '<p class="links">'
+            + " · ".join(
+                [
+                    _a("mailto:editor@example.invalid", "联系我们"),
+                    _a(OFFSITE_URLS[0], "合作伙伴"),
+                    _a("/files/menu.pdf", "本月菜单（PDF）"),
+                    _a("/images/dumplings.jpg", "饺子图片"),
+                    _a(PRIVATE, "员工内部资料"),
+                ]
+            )
+            + "</p>",
+        ]
+    )
     return Page(SEED, "zh", "生活网 - 首页", body, _nav("zh", on_topic=False))
 
 
@@ -83,15 +88,19 @@ def _hub(seed: int) -> Page:
     """The only door to the sports section: a plain site map with little topical text."""
     rng = _rng(seed, HUB)
     zh = [s for s in SECTIONS if s.lang == "zh"]
-    body = "\n".join([
-        "<h1>网站导航</h1>",
-        _prose(rng, corpus.PORTAL, 1),
-        _list([
-            *(f"{_a(s.index, s.label + '频道')}：{_esc(s.note)}" for s in zh),
-            f"{_a('/en/index.html', 'English edition')}：英文版生活内容",
-            _a(SEED, "返回首页"),
-        ]),
-    ])
+    body = "\n".join(
+        [
+            "<h1>网站导航</h1>",
+            _prose(rng, corpus.PORTAL, 1),
+            _list(
+                [
+                    *(f"{_a(s.index, s.label + '频道')}：{_esc(s.note)}" for s in zh),
+                    f"{_a('/en/index.html', 'English edition')}：英文版生活内容",
+                    _a(SEED, "返回首页"),
+                ]
+            ),
+        ]
+    )
     return Page(HUB, "zh", "网站导航 - 生活网", body, _nav("zh", on_topic=False))
 
 
@@ -99,39 +108,55 @@ def _english_home(seed: int) -> Page:
     path = "/en/index.html"
     rng = _rng(seed, path)
     sections = [s for s in SECTIONS if s.lang == "en" and not s.on_topic]
-    body = "\n".join([
-        "<h1>Life &amp; Leisure — English edition</h1>",
-        _prose(rng, corpus.PORTAL_EN, 1),
-        _list(f"{_a(s.index, s.label)}: {_esc(s.note)}" for s in sections),
-        f"<p>Every channel, Chinese ones included, is listed in the {_a(HUB, 'site map')}.</p>",
-    ])
-    return Page(path, "en", "Life & Leisure — English edition", body,
-                 _nav("en", on_topic=False), charset="utf-8/header")
+    body = "\n".join(
+        [
+            "<h1>Life &amp; Leisure — English edition</h1>",
+            _prose(rng, corpus.PORTAL_EN, 1),
+            _list(f"{_a(s.index, s.label)}: {_esc(s.note)}" for s in sections),
+            f"<p>Every channel, Chinese ones included, is listed in the {_a(HUB, 'site map')}.</p>",
+        ]
+    )
+    return Page(
+        path,
+        "en",
+        "Life & Leisure — English edition",
+        body,
+        _nav("en", on_topic=False),
+        charset="utf-8/header",
+    )
 
 
 def _private(seed: int) -> Page:
     """Tempting on-topic text behind robots.txt: a crawl that stores it did not obey."""
     rng = _rng(seed, PRIVATE)
     title = "内部资料：球队转会预算（请勿外传）"
-    body = "\n".join([
-        f"<h1>{_esc(title)}</h1>",
-        "<p>本页面仅供编辑部内部查阅，请勿转发。</p>",
-        _prose(rng, corpus.SPORTS, 2),
-    ])
+    body = "\n".join(
+        [
+            f"<h1>{_esc(title)}</h1>",
+            "<p>本页面仅供编辑部内部查阅，请勿转发。</p>",
+            _prose(rng, corpus.SPORTS, 2),
+        ]
+    )
     return Page(PRIVATE, "zh", f"{title} - 生活网", body, _nav("zh", on_topic=False))
 
 
 def _section_index(section: Section, seed: int) -> Page:
     rng = _rng(seed, section.index)
     lang = section.lang
-    body = "\n".join(filter(None, [
-        f"<h1>{_esc(section.title)}</h1>",
-        _prose(rng, section.topic, rng.randint(1, 2), lead=section.intro),
-        _list(_item(a.slug, a.title, a.blurb, lang) for a in section.articles),
-        section.extra,
-    ]))
-    return Page(section.index, lang, _full_title(section.title, lang), body,
-                 _nav(lang, section.on_topic))
+    body = "\n".join(
+        filter(
+            None,
+            [
+                f"<h1>{_esc(section.title)}</h1>",
+                _prose(rng, section.topic, rng.randint(1, 2), lead=section.intro),
+                _list(_item(a.slug, a.title, a.blurb, lang) for a in section.articles),
+                section.extra,
+            ],
+        )
+    )
+    return Page(
+        section.index, lang, _full_title(section.title, lang), body, _nav(lang, section.on_topic)
+    )
 
 
 def _article(section: Section, article: Article, seed: int) -> Page:
@@ -142,28 +167,46 @@ def _article(section: Section, article: Article, seed: int) -> Page:
     # Off-topic articles also link across sections (densely); on-topic ones stay among
     # themselves, and only section indexes link across languages.
     others = [
-        (s, a) for s in SECTIONS
+        (s, a)
+        for s in SECTIONS
         if s is not section and not s.on_topic and not section.on_topic and s.lang == lang
         for a in s.articles
     ]
     targets = rng.sample(siblings, min(3, len(siblings))) + rng.sample(others, min(2, len(others)))
     # Hrefs are relative to the section folder, which nested pages declare as their <base>.
     links = [
-        _link_sentence(rng, lang, posixpath.relpath(s.folder + a.slug, section.folder),
-                       a.title, a.blurb)
+        _link_sentence(
+            rng, lang, posixpath.relpath(s.folder + a.slug, section.folder), a.title, a.blurb
+        )
         for s, a in targets
     ]
-    body = "\n".join(filter(None, [
-        f"<h1>{_esc(article.title)}</h1>",
-        _byline(rng, lang),
-        _prose(rng, section.topic, rng.randint(3, 4),
-               lead=corpus.LEADS[lang].format(blurb=article.blurb), links=links),
-        article.extra,
-        _tags(section),
-    ]))
-    return Page(path, lang, _full_title(article.title, lang), body,
-                 _nav(lang, section.on_topic), charset=article.charset,
-                 base=section.folder if article.nested_with_base else None)
+    body = "\n".join(
+        filter(
+            None,
+            [
+                f"<h1>{_esc(article.title)}</h1>",
+                _byline(rng, lang),
+                _prose(
+                    rng,
+                    section.topic,
+                    rng.randint(3, 4),
+                    lead=corpus.LEADS[lang].format(blurb=article.blurb),
+                    links=links,
+                ),
+                article.extra,
+                _tags(section),
+            ],
+        )
+    )
+    return Page(
+        path,
+        lang,
+        _full_title(article.title, lang),
+        body,
+        _nav(lang, section.on_topic),
+        charset=article.charset,
+        base=section.folder if article.nested_with_base else None,
+    )
 
 
 # --- HTML ------------------------------------------------------------------
@@ -196,13 +239,19 @@ def _nav(lang: str, on_topic: bool) -> list[tuple[str, str]]:
     else:
         links = [("/en/index.html", "Home"), (HUB, "Site map")]
         tail = [(SEED, "中文")]
-    links += [(s.index, s.label) for s in SECTIONS
-              if s.lang == lang and (on_topic or not s.on_topic)]
+    links += [
+        (s.index, s.label) for s in SECTIONS if s.lang == lang and (on_topic or not s.on_topic)
+    ]
     return links + tail
 
 
-def _prose(rng: random.Random, topic: Topic, paragraphs: int, lead: str | None = None,
-           links: Sequence[str] = ()) -> str:
+def _prose(
+    rng: random.Random,
+    topic: Topic,
+    paragraphs: int,
+    lead: str | None = None,
+    links: Sequence[str] = (),
+) -> str:
     """Paragraphs of escaped sentences; ``links`` (already HTML) land at random places."""
     sizes = [rng.randint(3, 5) for _ in range(paragraphs)]
     sentences = [_esc(s) for s in topic.sentences(rng, sum(sizes))]
@@ -233,8 +282,11 @@ def _byline(rng: random.Random, lang: str) -> str:
 
 def _tags(section: Section) -> str:
     # "、" rather than "·": Python's gb2312 codec has no U+00B7.
-    text = "标签：" + "、".join(section.tags) if section.lang == "zh" else (
-        "Tags: " + " · ".join(section.tags))
+    text = (
+        "标签：" + "、".join(section.tags)
+        if section.lang == "zh"
+        else ("Tags: " + " · ".join(section.tags))
+    )
     return f'<p class="tags">{_esc(text)}</p>'
 
 
@@ -262,4 +314,3 @@ def _full_title(title: str, lang: str) -> str:
 def _rng(seed: int, path: str) -> random.Random:
     """One generator per page, so a page's text does not depend on the order pages are built."""
     return random.Random(f"{seed}:{path}")
-

@@ -99,7 +99,9 @@ def write_site(root: Path, seed: int = 2024) -> SiteInfo:
         if page.charset in WRONG_HEADER_CHARSETS:
             info.wrong_header_pages.add(page.path)
     info.on_topic = {
-        path for s in SECTIONS if s.on_topic
+        path
+        for s in SECTIONS
+        if s.on_topic
         for path in [s.index, *(s.folder + a.slug for a in s.articles)]
     }
     assets = {
@@ -141,7 +143,9 @@ def _pdf(text: str) -> bytes:
     out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
     out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
     out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1, xref)
+        len(objects) + 1,
+        xref,
+    )
     return bytes(out)
 
 

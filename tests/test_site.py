@@ -123,7 +123,8 @@ def test_site_shape(site: SiteInfo) -> None:
     assert site.hub_path in site.pages
     assert len(sports & site.gbk_pages) >= 4
     assert site.gbk_pages - sports, "off-topic sections have GBK pages too"
-    assert site.assets and all((site.root / a.lstrip("/")).is_file() for a in site.assets)
+    assert site.assets
+    assert all((site.root / a.lstrip("/")).is_file() for a in site.assets)
 
 
 def test_gbk_pages_are_not_utf8(site: SiteInfo) -> None:
@@ -142,7 +143,8 @@ def test_every_page_decodes_with_its_true_encoding(site: SiteInfo) -> None:
         text = _bytes(site, path).decode(site.encodings[path])  # strict: raises on bad bytes
         assert "\ufffd" not in text
         title = re.search(r"<title>(.*?)</title>", text)
-        assert title and html.unescape(title[1]) == site.titles[path], path
+        assert title, path
+        assert html.unescape(title[1]) == site.titles[path], path
         assert '<nav class="site-nav">' in text
         if not path.startswith("/en/"):
             assert len(re.findall(r"[\u4e00-\u9fff]", text)) >= 50, path
@@ -154,7 +156,8 @@ def test_charset_declarations_are_honest_except_the_wrong_header_pages(site: Sit
         truth = _FAMILY[site.encodings[path]]
         if path in site.wrong_header_pages:
             assert site.headers[path]["Content-Type"].endswith("charset=gbk")
-            assert truth == "utf-8" and declared == {"utf-8", "gbk"}
+            assert truth == "utf-8"
+            assert declared == {"utf-8", "gbk"}
         else:
             assert declared <= {truth}, path
     bare_gbk = [p for p in site.gbk_pages & site.on_topic if not families[p]]
@@ -258,8 +261,15 @@ def test_server_types_files_by_extension(site_url: str, path: str, content_type:
 
 @pytest.mark.parametrize(
     "path",
-    ["/missing.html", "/images/", "/sports", "/_headers.json", "/../index.html",
-     "/%2e%2e/index.html", "/sports/../../etc/passwd"],
+    [
+        "/missing.html",
+        "/images/",
+        "/sports",
+        "/_headers.json",
+        "/../index.html",
+        "/%2e%2e/index.html",
+        "/sports/../../etc/passwd",
+    ],
 )
 def test_server_404s_what_is_not_a_page(site_url: str, path: str) -> None:
     status, _, _ = _fetch(site_url, path)
@@ -293,7 +303,9 @@ def test_robots_txt_forbids_only_the_private_folder(site: SiteInfo, site_url: st
 def test_command_line_prints_the_url_first(tmp_path: Path) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "demo.site", "--out", str(tmp_path)],
-        cwd=REPO, stdout=subprocess.PIPE, text=True,
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         url = proc.stdout.readline().strip()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass
@@ -10,7 +10,7 @@ class PageItem:
     url: str
     title: str
     text: str
-    body: bytes
+    body: bytes = field(repr=False)
     charset: str
     relevance: float
     depth: int

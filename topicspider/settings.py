@@ -37,8 +37,11 @@ TOPIC_PAGES_DIR = "pages"
 # --- Progress --------------------------------------------------------------
 # Seconds between progress log lines (0 turns them off).
 TOPIC_PROGRESS_INTERVAL = 30.0
+# If set, a JSON-lines file of every scored page in fetch order (url, relevance, accepted, ...).
+TOPIC_FETCH_LOG = ""
 
 # --- Scrapy components -----------------------------------------------------
+SCHEDULER = "topicspider.scheduler.TopicScheduler"
 SCHEDULER_PRIORITY_QUEUE = "topicspider.pqueues.ScorePriorityQueue"
 SCHEDULER_MEMORY_QUEUE = "topicspider.pqueues.MemoryQueue"
 SCHEDULER_DISK_QUEUE = "topicspider.pqueues.DiskQueue"
@@ -49,13 +52,16 @@ ITEM_PIPELINES = {
 
 EXTENSIONS = {
     "topicspider.extensions.progress.Progress": 500,
+    "topicspider.extensions.fetchlog.FetchLog": 510,
 }
 
 # --- Politeness and Scrapy defaults -----------------------------------------
 USER_AGENT = "topicspider/0.1 (+https://pypi.org/project/scrapy/; focused crawler)"
 ROBOTSTXT_OBEY = True
 CONCURRENT_REQUESTS = 16
-CONCURRENT_REQUESTS_PER_DOMAIN = 8
+# Per-host concurrency is low for politeness and for focus: requests are chosen when a
+# slot has room, so fewer in flight means each choice sees more scored links.
+CONCURRENT_REQUESTS_PER_DOMAIN = 2
 DOWNLOAD_DELAY = 0
 DEPTH_PRIORITY = 0
 LOG_LEVEL = "INFO"

@@ -1,0 +1,208 @@
+"""``make eval``: crawl labelled sites per topic and strategy, report harvest rate and recall.
+
+Each site folder is served on 127.0.0.1; every (topic, strategy) pair is one
+``scrapy crawl topic`` run with a page budget and a fetch log. Harvest rate is
+the share of labelled on-topic pages among the first N pages fetched; recall
+is the share of the topic's labelled pages found within that budget. The
+threshold is judged too: how many stored pages are on topic (precision) and
+how many fetched on-topic pages were stored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from demo.site import serve
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Result:
+    site: str
+    topic: str
+    strategy: str
+    budget: int
+    fetched: int
+    on_topic: int
+    labelled: int
+    stored: int
+    stored_on_topic: int
+    fetched_on_topic: list[str]
+    curve: list[float]
+
+    @property
+    def harvest(self) -> float:
+        return self.on_topic / self.budget
+
+    @property
+    def recall(self) -> float:
+        return self.on_topic / self.labelled if self.labelled else 0.0
+
+    @property
+    def precision(self) -> float:
+        return self.stored_on_topic / self.stored if self.stored else 0.0
+
+    @property
+    def kept(self) -> float:
+        return self.stored_on_topic / self.on_topic if self.on_topic else 0.0
+
+
+def crawl(
+    base: str, seed: str, keywords: str, strategy: str, budget: int, settings: list[str]
+) -> list[dict]:
+    with tempfile.TemporaryDirectory(prefix="topic-eval-") as tmp:
+        log = Path(tmp, "fetch.jsonl")
+        command = [
+            sys.executable,
+            "-m",
+            "scrapy",
+            "crawl",
+            "topic",
+            "-a",
+            f"seeds={base}{seed}",
+            "-a",
+            f"keywords={keywords}",
+            "-s",
+            f"TOPIC_STRATEGY={strategy}",
+            "-s",
+            f"CLOSESPIDER_PAGECOUNT={budget + 5}",
+            "-s",
+            f"TOPIC_FETCH_LOG={log}",
+            "-s",
+            f"TOPIC_PAGES_DIR={tmp}/pages",
+            "-s",
+            "LOG_LEVEL=ERROR",
+            "-s",
+            "TOPIC_PROGRESS_INTERVAL=0",
+        ]
+        for setting in settings:
+            command += ["-s", setting]
+        subprocess.run(command, cwd=ROOT, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        lines = log.read_text("utf-8").splitlines()
+    return [json.loads(line) for line in lines][:budget]
+
+
+def evaluate(
+    site: str,
+    labels: dict,
+    base: str,
+    keywords: str,
+    topic: str,
+    strategy: str,
+    budget: int,
+    settings: list[str],
+) -> Result:
+    on_topic_paths = set(labels["topics"][topic])
+    pages = crawl(base, labels["seed"], keywords, strategy, budget, settings)
+    hits = [urlsplit(page["url"]).path in on_topic_paths for page in pages]
+    curve, found = [], 0
+    for n, hit in enumerate(hits, start=1):
+        found += hit
+        curve.append(found / n)
+    stored = [hit for page, hit in zip(pages, hits, strict=True) if page["accepted"]]
+    return Result(
+        site=site,
+        topic=topic,
+        strategy=strategy,
+        fetched=len(pages),
+        on_topic=sum(hits),
+        labelled=len(on_topic_paths),
+        stored=len(stored),
+        stored_on_topic=sum(stored),
+        fetched_on_topic=[p["url"] for p, h in zip(pages, hits, strict=True) if h],
+        curve=curve,
+    )
+
+
+def table(results: list[Result], budget: int) -> str:
+    rows = [
+        f"| site | topic | strategy | harvest@{budget} | recall@{budget} "
+        "| stored on topic | on-topic stored |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        rows.append(
+            f"| {r.site} | {r.topic} | {r.strategy} | {r.harvest:.2f} | {r.recall:.2f} "
+            f"| {r.precision:.2f} ({r.stored_on_topic}/{r.stored}) "
+            f"| {r.kept:.2f} ({r.stored_on_topic}/{r.on_topic}) |"
+        )
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument(
+        "--sites",
+        default=str(ROOT.parent / "shared" / "sites"),
+        help="folder holding the site folders and labels.json",
+    )
+    parser.add_argument("--labels", help="labels file (default: SITES/labels.json)")
+    parser.add_argument(
+        "--topics",
+        default=str(ROOT / "evaluation" / "topics.json"),
+        help="JSON: site -> topic -> keywords (a name, file or inline)",
+    )
+    parser.add_argument("--only", nargs="*", help="only these sites")
+    parser.add_argument("--budget", type=int, default=50)
+    parser.add_argument("--strategies", default="best_first,bfs")
+    parser.add_argument("--out", default=str(ROOT / "report" / "eval.md"))
+    parser.add_argument(
+        "-s",
+        dest="settings",
+        action="append",
+        default=[],
+        help="extra Scrapy setting NAME=VALUE for every crawl",
+    )
+    args = parser.parse_args(argv)
+
+    sites_dir = Path(args.sites)
+    labels = json.loads(Path(args.labels or sites_dir / "labels.json").read_text("utf-8"))
+    topics = json.loads(Path(args.topics).read_text("utf-8"))
+    strategies = args.strategies.split(",")
+    results: list[Result] = []
+    for site, site_labels in labels.items():
+        if args.only and site not in args.only:
+            continue
+        server, base = serve(sites_dir / site_labels.get("root", site))
+        try:
+            jobs = [
+                (
+                    site,
+                    site_labels,
+                    base,
+                    topics[site][topic],
+                    topic,
+                    strategy,
+                    args.budget,
+                    args.settings,
+                )
+                for topic in site_labels["topics"]
+                for strategy in strategies
+            ]
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                results += pool.map(lambda job: evaluate(*job), jobs)
+        finally:
+            server.shutdown()
+    report = table(results, args.budget)
+    print(report)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(report + "\n", "utf-8")
+    out.with_suffix(".json").write_text(
+        json.dumps([r.__dict__ for r in results], ensure_ascii=False, indent=1), "utf-8"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

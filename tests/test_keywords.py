@@ -1,0 +1,79 @@
+from pathlib import Path
+
+import pytest
+
+from topicspider.keywords import KeywordError, load_keywords, parse_inline, parse_keyword_file
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def write(tmp_path: Path, text: str, name: str = "topic.txt") -> Path:
+    path = tmp_path / name
+    path.write_text(text, "utf-8")
+    return path
+
+
+def test_file_with_comments_spaces_and_chinese(tmp_path):
+    path = write(tmp_path, "# sports\n足球 3\n\nworld cup 2.5  # phrase\n  Match 1\n")
+    vector = parse_keyword_file(path)
+    assert vector.weights == {"足球": 3.0, "world cup": 2.5, "match": 1.0}
+
+
+def test_repeated_term_adds_weights(tmp_path):
+    vector = parse_keyword_file(write(tmp_path, "goal 1\nGoals 2\n"))
+    assert vector.weights == {"goal": 3.0}
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "reason"),
+    [
+        ("足球 3\n篮球\n", 2, "expected 'term weight'"),
+        ("足球 3\n篮球 x\n", 2, "is not a number"),
+        ("足球 0\n", 1, "must be a positive number"),
+        ("足球 3\n\n篮球 -1\n", 3, "must be a positive number"),
+        ("足球 nan\n", 1, "must be a positive number"),
+        ("!!! 2\n", 1, "has no word characters"),
+    ],
+)
+def test_malformed_line_names_file_and_line(tmp_path, text, line, reason):
+    path = write(tmp_path, text)
+    with pytest.raises(KeywordError) as error:
+        parse_keyword_file(path)
+    assert f"{path}, line {line}" in str(error.value)
+    assert reason in str(error.value)
+
+
+def test_empty_and_unreadable_files(tmp_path):
+    with pytest.raises(KeywordError, match="no keywords"):
+        parse_keyword_file(write(tmp_path, "# nothing\n"))
+    gbk = tmp_path / "gbk.txt"
+    gbk.write_bytes("足球 3\n".encode("gbk"))
+    with pytest.raises(KeywordError, match="not UTF-8"):
+        parse_keyword_file(gbk)
+    with pytest.raises(KeywordError, match="keyword file not found"):
+        load_keywords(str(tmp_path / "missing.txt"))
+
+
+def test_inline_terms():
+    vector = parse_inline("足球:3, 体育:2,比赛")
+    assert vector.weights == {"足球": 3.0, "体育": 2.0, "比赛": 1.0}
+    with pytest.raises(KeywordError, match="item 2"):
+        parse_inline("足球:3,体育:zero")
+
+
+def test_bundled_name_resolves_in_keywords_dir():
+    vector = load_keywords("sports")
+    assert vector.weights["足球"] == 3.0
+    assert vector.weights["world cup"] == 2.0
+    for path in (ROOT / "keywords").glob("*.txt"):
+        assert len(parse_keyword_file(path)) >= 5
+
+
+def test_unknown_name_lists_available_topics():
+    with pytest.raises(KeywordError, match=r"available: .*sports"):
+        load_keywords("nosuchtopic")
+
+
+def test_to_text_round_trips(tmp_path):
+    vector = parse_inline("足球:3,world cup:2")
+    assert parse_keyword_file(write(tmp_path, vector.to_text())) == vector

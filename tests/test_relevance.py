@@ -1,0 +1,96 @@
+import math
+
+import pytest
+
+from topicspider.keywords import parse_inline
+from topicspider.relevance import (
+    STRATEGIES,
+    BestFirst,
+    BreadthFirst,
+    DepthFirst,
+    LinkCandidate,
+    Relevance,
+)
+from topicspider.text import LinkContext
+
+SPORTS = parse_inline("足球:3,比赛:2,球员:1,world cup:2")
+
+
+def test_cosine_of_text_equal_to_keywords_is_one():
+    relevance = Relevance(parse_inline("足球:1,比赛:1"))
+    assert relevance.text("足球 比赛") == pytest.approx(1.0)
+
+
+def test_cosine_matches_hand_computed_value():
+    relevance = Relevance(parse_inline("足球:3,比赛:1"))
+    # tf: 足球 2 -> 1 + ln 2, 天气 1 -> 1; keyword vector (3, 1).
+    tf = 1 + math.log(2)
+    expected = (3 * tf) / (math.sqrt(tf**2 + 1) * math.sqrt(10))
+    assert relevance.text("足球 足球 天气") == pytest.approx(expected)
+
+
+def test_off_topic_text_scores_zero_and_on_topic_scores_higher():
+    relevance = Relevance(SPORTS)
+    assert relevance.text("今天的菜谱：红烧肉的做法") == 0.0
+    on = relevance.page("世界杯足球比赛", "球员在比赛中打进两球，足球迷欢呼。")
+    off = relevance.page("股票行情", "今天股市上涨，投资者关注理财产品。")
+    assert on > 0.3
+    assert off == 0.0
+
+
+def test_phrase_terms_count_only_as_phrases():
+    relevance = Relevance(parse_inline("world cup:1"))
+    assert relevance.text("the world cup final") > 0
+    assert relevance.text("a cup of tea for the world") == 0.0
+
+
+def test_keyword_inside_chinese_compound_counts():
+    relevance = Relevance(parse_inline("足球:1"))
+    assert relevance.text("足球比赛") > 0
+
+
+def test_title_weighs_more_than_body():
+    relevance = Relevance(SPORTS, title_weight=3.0)
+    in_title = relevance.page("足球", "天气 晴朗 温度 适中 风力 微弱")
+    in_body = relevance.page("天气", "足球 晴朗 温度 适中 风力 微弱")
+    assert in_title > in_body
+
+
+def test_tfidf_discounts_words_every_page_has():
+    relevance = Relevance(parse_inline("足球:1,比赛:1"), weighting="tfidf")
+    for _ in range(5):
+        relevance.page("比赛", "比赛 新闻 今天")
+    assert relevance.page("足球", "足球 新闻") > relevance.page("比赛", "比赛 新闻")
+
+
+def test_unknown_weighting_is_rejected():
+    with pytest.raises(ValueError, match="weighting"):
+        Relevance(SPORTS, weighting="bm25")
+
+
+def candidate(
+    anchor: str, depth: int = 1, parent: float = 0.0, url: str = "http://127.0.0.1/x.html"
+):
+    return LinkCandidate(LinkContext(url, anchor, anchor), depth, parent)
+
+
+def test_best_first_prefers_topical_anchor_and_topical_parent():
+    strategy = BestFirst(Relevance(SPORTS), anchor_weight=0.6)
+    topical = strategy.score(candidate("足球比赛回顾"))
+    plain = strategy.score(candidate("联系我们"))
+    assert topical > plain
+    assert strategy.score(candidate("联系我们", parent=0.5)) > plain
+    assert strategy.score(candidate("x", url="http://127.0.0.1/足球/index.html")) > plain
+
+
+def test_breadth_and_depth_first_order_by_depth():
+    assert BreadthFirst().score(candidate("", depth=1)) > BreadthFirst().score(
+        candidate("", depth=2)
+    )
+    assert DepthFirst().score(candidate("", depth=2)) > DepthFirst().score(candidate("", depth=1))
+    assert set(STRATEGIES) == {"best_first", "bfs", "dfs"}
+
+
+def test_anchor_weight_bounds():
+    with pytest.raises(ValueError, match="anchor weight"):
+        BestFirst(Relevance(SPORTS), anchor_weight=1.5)

@@ -1,0 +1,40 @@
+import pytest
+
+from topicspider.exceptions import SeedError
+from topicspider.seeds import load_seeds
+
+
+def test_comma_separated_urls_deduplicated():
+    seeds = load_seeds(
+        "http://127.0.0.1:8000/, http://127.0.0.1:8000/a.html,http://127.0.0.1:8000/"
+    )
+    assert seeds == ["http://127.0.0.1:8000/", "http://127.0.0.1:8000/a.html"]
+
+
+def test_seed_file_with_comments(tmp_path):
+    path = tmp_path / "seeds.txt"
+    path.write_text(
+        "# start here\nhttp://127.0.0.1/体育/\n\nhttps://127.0.0.1/x  # second\n", "utf-8"
+    )
+    assert load_seeds(str(path)) == ["http://127.0.0.1/%E4%BD%93%E8%82%B2/", "https://127.0.0.1/x"]
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("", "no seeds"),
+        ("ftp://127.0.0.1/", "is not an http(s) URL"),
+        ("http://127.0.0.1/,javascript:alert(1)", "item 2"),
+        ("missing-seeds.txt", "seed file not found"),
+    ],
+)
+def test_bad_seeds(spec, message):
+    with pytest.raises(SeedError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        load_seeds(spec)
+
+
+def test_bad_line_in_seed_file_names_it(tmp_path):
+    path = tmp_path / "seeds.txt"
+    path.write_text("http://127.0.0.1/\nnot a url\n", "utf-8")
+    with pytest.raises(SeedError, match=f"{path}, line 2"):
+        load_seeds(str(path))

@@ -1,0 +1,243 @@
+"""End-to-end: ``scrapy crawl topic`` against the fixture site served on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+from urllib.request import urlopen
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def scrapy(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "scrapy", *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+
+
+def crawl_command(site_url: str, site, out: Path, *settings: str, keywords: str = "sports"):
+    command = [
+        "crawl",
+        "topic",
+        "-a",
+        f"seeds={site_url}{site.seed_path}",
+        "-a",
+        f"keywords={keywords}",
+        "-s",
+        f"TOPIC_PAGES_DIR={out / 'pages'}",
+        "-s",
+        f"TOPIC_FETCH_LOG={out / 'fetch.jsonl'}",
+        "-s",
+        "LOG_LEVEL=INFO",
+        "-s",
+        "TOPIC_PROGRESS_INTERVAL=0",
+    ]
+    for setting in settings:
+        command += ["-s", setting]
+    return command
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+
+
+def paths(rows: list[dict]) -> list[str]:
+    return [urlsplit(row["url"]).path for row in rows]
+
+
+@pytest.fixture(scope="module")
+def full_crawl(site, site_url, tmp_path_factory):
+    out = tmp_path_factory.mktemp("full")
+    result = scrapy(*crawl_command(site_url, site, out))
+    assert result.returncode == 0, result.stderr[-3000:]
+    return out, result.stderr
+
+
+def test_crawl_stores_on_topic_pages_with_index(site, full_crawl):
+    out, log = full_crawl
+    index = read_jsonl(out / "pages" / "index.jsonl")
+    stored = set(paths(index))
+    assert len(stored & site.on_topic) >= 0.8 * len(site.on_topic)
+    assert len(stored - site.on_topic) <= 0.2 * len(stored)
+    for row in index:
+        for field in (
+            "url",
+            "title",
+            "relevance",
+            "depth",
+            "charset",
+            "path",
+            "parent_url",
+            "fetched_at",
+        ):
+            assert field in row
+        assert (out / "pages" / row["path"]).is_file()
+    assert "'topic/accepted':" in log
+    assert "'topic/dropped':" in log
+    assert "harvest rate" in log
+
+
+def test_gbk_pages_are_stored_raw_and_indexed_as_unicode(site, site_url, full_crawl):
+    out, _ = full_crawl
+    index = {urlsplit(row["url"]).path: row for row in read_jsonl(out / "pages" / "index.jsonl")}
+    gbk_stored = [path for path in site.gbk_pages if path in index]
+    assert gbk_stored, "no GBK page was stored"
+    for path in gbk_stored:
+        row = index[path]
+        assert row["charset"] == "gb18030"
+        served = urlopen(f"{site_url}{path}").read()  # noqa: S310 - local fixture server
+        assert (out / "pages" / row["path"]).read_bytes() == served
+        assert served.decode("gb18030").count(row["title"]) >= 1
+
+
+def test_never_leaves_the_site_nor_fetches_robots_disallowed_or_binary(full_crawl):
+    out, _ = full_crawl
+    fetched = read_jsonl(out / "fetch.jsonl")
+    assert all(urlsplit(row["url"]).hostname == "127.0.0.1" for row in fetched)
+    assert not [p for p in paths(fetched) if p.startswith("/private/")]
+    assert not [p for p in paths(fetched) if p.endswith((".pdf", ".jpg"))]
+    assert len(paths(fetched)) == len(set(paths(fetched)))
+
+
+def test_best_first_beats_breadth_first_within_the_same_budget(site, site_url, tmp_path):
+    budget = 15
+    harvest = {}
+    for strategy in ("best_first", "bfs"):
+        out = tmp_path / strategy
+        result = scrapy(
+            *crawl_command(
+                site_url, site, out, f"TOPIC_STRATEGY={strategy}", f"CLOSESPIDER_PAGECOUNT={budget}"
+            )
+        )
+        assert result.returncode == 0, result.stderr[-2000:]
+        first = paths(read_jsonl(out / "fetch.jsonl"))[:budget]
+        harvest[strategy] = sum(path in site.on_topic for path in first)
+    assert harvest["best_first"] > harvest["bfs"]
+    assert harvest["best_first"] >= 6
+
+
+def test_jobdir_pause_and_resume_fetches_nothing_twice(site, site_url, tmp_path, full_crawl):
+    jobdir = tmp_path / "job"
+    command = crawl_command(site_url, site, tmp_path, f"JOBDIR={jobdir}")
+    first = scrapy(*command, "-s", "CLOSESPIDER_PAGECOUNT=6")
+    assert first.returncode == 0, first.stderr[-2000:]
+    fetched_first = paths(read_jsonl(tmp_path / "fetch.jsonl"))
+    assert 6 <= len(fetched_first) < 20
+
+    second = scrapy(*command)
+    assert second.returncode == 0, second.stderr[-2000:]
+    assert "Resuming crawl" in second.stderr
+    fetched = paths(read_jsonl(tmp_path / "fetch.jsonl"))
+    assert len(fetched) == len(set(fetched)), "a page was fetched twice"
+    full = set(paths(read_jsonl(full_crawl[0] / "fetch.jsonl")))
+    assert set(fetched) == full, "the resumed crawl lost or added pages"
+    stored = paths(read_jsonl(tmp_path / "pages" / "index.jsonl"))
+    assert len(stored) == len(set(stored))
+
+
+def test_ctrl_c_pauses_and_the_same_command_resumes(site, site_url, tmp_path):
+    one_at_a_time = "CONCURRENT_REQUESTS_PER_DOMAIN=1"  # a deterministic order to compare
+    reference = scrapy(*crawl_command(site_url, site, tmp_path / "reference", one_at_a_time))
+    assert reference.returncode == 0, reference.stderr[-2000:]
+    full = set(paths(read_jsonl(tmp_path / "reference" / "fetch.jsonl")))
+
+    jobdir = tmp_path / "job"
+    out = tmp_path / "paused"
+    command = [
+        sys.executable,
+        "-m",
+        "scrapy",
+        *crawl_command(
+            site_url, site, out, f"JOBDIR={jobdir}", one_at_a_time, "DOWNLOAD_DELAY=0.2"
+        ),
+    ]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while len(read_jsonl(out / "fetch.jsonl")) < 4 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    _, log = process.communicate(timeout=120)
+    assert "shutting down gracefully" in log.lower()
+    paused = paths(read_jsonl(out / "fetch.jsonl"))
+    assert len(paused) < len(full)
+
+    resumed = subprocess.run(
+        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240
+    )
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    fetched = paths(read_jsonl(out / "fetch.jsonl"))
+    assert len(fetched) == len(set(fetched)), "a page was fetched twice"
+    assert set(fetched) == full, "the resumed crawl lost or added pages"
+    stored = paths(read_jsonl(out / "pages" / "index.jsonl"))
+    assert len(stored) == len(set(stored))
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["-a", "keywords=sports"], "no seeds"),
+        (["-a", "seeds=ftp://127.0.0.1/", "-a", "keywords=sports"], "is not an http(s) URL"),
+        (["-a", "seeds=http://127.0.0.1:9/", "-a", "keywords=nosuchtopic"], "available:"),
+        (["-a", "seeds=http://127.0.0.1:9/", "-a", "keywords=足球:0"], "positive"),
+        (
+            [
+                "-a",
+                "seeds=http://127.0.0.1:9/",
+                "-a",
+                "keywords=sports",
+                "-s",
+                "TOPIC_STRATEGY=random",
+            ],
+            "TOPIC_STRATEGY",
+        ),
+    ],
+)
+def test_bad_input_stops_before_any_request_with_one_message(arguments, message):
+    result = scrapy("crawl", "topic", *arguments)
+    assert result.returncode == 2
+    errors = [line for line in result.stderr.splitlines() if "error" in line.lower()]
+    assert errors == [next(line for line in errors if message in line)]
+    assert "Traceback" not in result.stderr
+    assert "Spider opened" not in result.stderr
+
+
+def test_bad_keyword_file_names_file_and_line(tmp_path):
+    broken = tmp_path / "broken.txt"
+    broken.write_text("足球 3\n比赛 lots\n", "utf-8")
+    result = scrapy("crawl", "topic", "-a", "seeds=http://127.0.0.1:9/", "-a", f"keywords={broken}")
+    assert result.returncode == 2
+    assert f"{broken}, line 2" in result.stderr
+
+
+def test_unreachable_seed_is_reported_and_crawl_ends(tmp_path):
+    result = scrapy(
+        "crawl",
+        "topic",
+        "-a",
+        "seeds=http://127.0.0.1:9/",
+        "-a",
+        "keywords=sports",
+        "-s",
+        f"TOPIC_PAGES_DIR={tmp_path}",
+        "-s",
+        "RETRY_TIMES=0",
+    )
+    assert result.returncode == 0
+    assert "Connection refused" in result.stderr or "ConnectionRefused" in result.stderr
+    assert "fetched 0 pages" in result.stderr

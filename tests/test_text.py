@@ -1,0 +1,89 @@
+from topicspider.text import (
+    canonical,
+    extract_page,
+    normalize_term,
+    parse_html,
+    subwords,
+    tokenize,
+    url_words,
+)
+
+PAGE = """<html><head><title>英超 联赛 | Sports</title>
+<style>.x{color:red}</style><script>var 足球 = 1;</script></head>
+<body>
+<ul class="nav"><li><a href="/">首页</a></li><li><a href="/news/">新闻</a></li></ul>
+<p>昨晚的比赛非常精彩，详情请看 <a href="match/1.html#top">曼联二比一取胜的全场回顾</a>，
+以及球员评分。</p>
+<p>See also <a href="https://127.0.0.1/en/league.html">the league table</a> for standings.</p>
+<a href="match/1.html">再看一次</a>
+</body></html>"""
+
+
+def test_tokenize_chinese_english_stopwords_and_punctuation():
+    tokens = tokenize("昨晚的足球比赛：Players scored THREE goals in the match!")
+    tokens += [w for t in tokens for w in subwords(t)]
+    assert "足球" in tokens
+    assert "比赛" in tokens
+    assert "的" not in tokens
+    assert "the" not in tokens
+    assert {"player", "scored", "three", "goal", "match"} <= set(tokens)
+    assert all(token == token.lower() for token in tokens)
+    assert not any(token in "：!" for token in tokens)
+
+
+def test_compound_words_contain_their_parts():
+    assert set(subwords("足球比赛")) >= {"足球", "比赛"}
+    assert subwords("足球") == ()
+
+
+def test_keyword_terms_are_never_split():
+    term = normalize_term("曼城德比")
+    assert term == "曼城德比"
+    assert term in tokenize("周末的曼城德比很精彩")
+
+
+def test_normalize_term_multiword():
+    assert normalize_term("  World   Cups ") == "world cup"
+    assert normalize_term("non-blocking") == "non blocking"
+
+
+def test_extract_page_title_body_and_links():
+    page = extract_page(parse_html(PAGE), "http://127.0.0.1/sports/index.html")
+    assert page.title == "英超 联赛 | Sports"
+    assert "昨晚的比赛非常精彩" in page.body
+    assert "var" not in page.body
+    assert "color" not in page.body
+    match = page.links[canonical("http://127.0.0.1/sports/match/1.html")]
+    assert "曼联二比一取胜的全场回顾" in match.anchor
+    assert "再看一次" in match.anchor
+    assert "昨晚的比赛非常精彩" in match.context
+    league = page.links[canonical("https://127.0.0.1/en/league.html")]
+    assert "standings" in league.context
+
+
+def test_base_href_is_honoured():
+    html = '<html><head><base href="http://127.0.0.1/deep/"></head><body><a href="x.html">x</a>'
+    from scrapy.http import HtmlResponse
+    from scrapy.utils.response import get_base_url
+
+    response = HtmlResponse("http://127.0.0.1/top.html", body=html.encode(), encoding="utf-8")
+    page = extract_page(parse_html(html), get_base_url(response))
+    assert canonical("http://127.0.0.1/deep/x.html") in page.links
+
+
+def test_repeated_links_keep_context_bounded():
+    links = "".join(f'<p>entry {i} <a href="/same.html#k{i}">word{i}</a></p>' for i in range(3000))
+    page = extract_page(parse_html(f"<html><body>{links}</body></html>"), "http://127.0.0.1/")
+    context = page.links[canonical("http://127.0.0.1/same.html")].context
+    assert len(context) < 1000
+
+
+def test_url_words():
+    assert url_words("http://127.0.0.1/library/asyncio-task.html?x=1") == "library asyncio task x 1"
+    assert "体育" in url_words("http://127.0.0.1/%E4%BD%93%E8%82%B2/index.html")
+
+
+def test_body_text_is_capped():
+    html = "<html><body><p>" + "足球 " * 10000 + "</p></body></html>"
+    page = extract_page(parse_html(html), "http://127.0.0.1/", max_chars=1000)
+    assert len(page.body) == 1000

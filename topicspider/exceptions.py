@@ -1,0 +1,17 @@
+"""topicspider's errors: one root, one subclass per kind of bad input."""
+
+
+class TopicSpiderError(Exception):
+    """Base class of every error topicspider reports to its user."""
+
+
+class KeywordError(TopicSpiderError, ValueError):
+    """The keyword specification cannot be used; the message says where and why."""
+
+
+class SeedError(TopicSpiderError, ValueError):
+    """The seed list cannot be used; the message says where and why."""
+
+
+class ConfigError(TopicSpiderError, ValueError):
+    """A setting has a value topicspider cannot use."""

@@ -1,0 +1,49 @@
+"""A JSON-lines record of every page the crawl scored, in fetch order."""
+
+from __future__ import annotations
+
+import json
+from typing import IO, TYPE_CHECKING, Any
+
+from scrapy import signals
+from scrapy.exceptions import NotConfigured
+
+from topicspider.signals import page_scored
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from typing_extensions import Self
+
+
+class FetchLog:
+    """Writes ``TOPIC_FETCH_LOG``: one line per scored page (url, relevance, accepted,
+    depth, score), so harvest curves can be drawn for any crawl after the fact."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.file: IO[str] | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        path = crawler.settings.get("TOPIC_FETCH_LOG")
+        if not path:
+            raise NotConfigured  # no message: being off is the normal case
+        extension = cls(path)
+        crawler.signals.connect(extension.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(extension.spider_closed, signal=signals.spider_closed)
+        crawler.signals.connect(extension.page_scored, signal=page_scored)
+        return extension
+
+    def spider_opened(self) -> None:
+        self.file = open(self.path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115
+
+    def page_scored(self, **fields: Any) -> None:
+        if self.file is not None:
+            fields.pop("signal", None)
+            fields.pop("sender", None)
+            self.file.write(json.dumps(fields, ensure_ascii=False) + "\n")
+
+    def spider_closed(self) -> None:
+        if self.file is not None:
+            self.file.close()
+            self.file = None

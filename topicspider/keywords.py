@@ -1,0 +1,133 @@
+"""The weighted keyword vector that defines a topic.
+
+A topic is given as a keyword file (UTF-8, one ``term weight`` per line,
+``#`` comments), as the bare name of a file in ``keywords/``, or inline as
+``term:weight,term:weight``. Every mistake is reported with the file and line
+so a crawl never starts on a half-read topic.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from topicspider.exceptions import KeywordError
+from topicspider.text import normalize_term
+
+__all__ = ["KeywordError", "KeywordVector", "load_keywords", "parse_inline", "parse_keyword_file"]
+
+_WEIGHT_AT_END = re.compile(r"^(?P<term>.+?)\s+(?P<weight>\S+)$")
+
+
+@dataclass(frozen=True)
+class KeywordVector:
+    """Terms (normalized, as the tokenizer will see them) and their positive weights."""
+
+    weights: dict[str, float]
+
+    def __post_init__(self) -> None:
+        if not self.weights:
+            raise KeywordError("the keyword vector is empty")
+
+    @property
+    def norm(self) -> float:
+        return math.sqrt(sum(w * w for w in self.weights.values()))
+
+    def __len__(self) -> int:
+        return len(self.weights)
+
+    def to_text(self) -> str:
+        """The keyword-file form, stable so that two crawls can compare vectors."""
+        return "".join(f"{term} {weight:g}\n" for term, weight in sorted(self.weights.items()))
+
+
+def _weight(raw: str, where: str) -> float:
+    try:
+        weight = float(raw)
+    except ValueError:
+        raise KeywordError(f"{where}: weight {raw!r} is not a number") from None
+    if not math.isfinite(weight) or weight <= 0:
+        raise KeywordError(f"{where}: weight {raw!r} must be a positive number")
+    return weight
+
+
+def _add(weights: dict[str, float], term: str, weight: float, where: str) -> None:
+    normalized = normalize_term(term)
+    if not normalized:
+        raise KeywordError(f"{where}: term {term!r} has no word characters")
+    weights[normalized] = weights.get(normalized, 0.0) + weight
+
+
+def parse_keyword_file(path: Path) -> KeywordVector:
+    """Parse a keyword file; a term may contain spaces, the weight is the last field."""
+    try:
+        content = path.read_bytes().decode("utf-8-sig")
+    except OSError as exc:
+        raise KeywordError(f"{path}: cannot read keyword file: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise KeywordError(f"{path}: keyword file is not UTF-8 ({exc.reason})") from None
+    weights: dict[str, float] = {}
+    for lineno, line in enumerate(content.splitlines(), start=1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        where = f"{path}, line {lineno}"
+        match = _WEIGHT_AT_END.match(line)
+        if not match:
+            raise KeywordError(f"{where}: expected 'term weight', got {line!r}")
+        _add(weights, match["term"], _weight(match["weight"], where), where)
+    if not weights:
+        raise KeywordError(f"{path}: no keywords in file")
+    return KeywordVector(weights)
+
+
+def parse_inline(spec: str) -> KeywordVector:
+    """Parse ``term:weight,term:weight`` (a missing weight means 1)."""
+    weights: dict[str, float] = {}
+    for index, part in enumerate(spec.split(","), start=1):
+        part = part.strip()
+        if not part:
+            continue
+        where = f"keywords argument, item {index} ({part!r})"
+        term, sep, raw = part.rpartition(":")
+        if not sep:
+            term, raw = part, "1"
+        _add(weights, term, _weight(raw.strip(), where), where)
+    if not weights:
+        raise KeywordError("keywords argument: no keywords given")
+    return KeywordVector(weights)
+
+
+def bundled_keywords_dir() -> Path:
+    """``keywords/`` of the checkout, or the copy packaged inside the egg/wheel."""
+    checkout = Path(__file__).resolve().parent.parent / "keywords"
+    if checkout.is_dir():
+        return checkout
+    return Path(str(resources.files("topicspider") / "keywords"))
+
+
+def load_keywords(spec: str, keywords_dir: Path | None = None) -> KeywordVector:
+    """Resolve a ``-a keywords=`` value: a file path, a bundled name, or inline terms."""
+    spec = spec.strip()
+    if not spec:
+        raise KeywordError("keywords argument is empty")
+    path = Path(spec).expanduser()
+    if path.is_file():
+        return parse_keyword_file(path)
+    directory = keywords_dir or bundled_keywords_dir()
+    if re.fullmatch(r"[\w.-]+", spec) and not spec.endswith(".txt"):
+        named = directory / f"{spec}.txt"
+        if named.is_file():
+            return parse_keyword_file(named)
+    if ":" in spec or "," in spec:
+        return parse_inline(spec)
+    if path.suffix == ".txt" or "/" in spec or "\\" in spec:
+        raise KeywordError(f"{spec}: keyword file not found")
+    available = ", ".join(sorted(p.stem for p in directory.glob("*.txt"))) or "none"
+    raise KeywordError(
+        f"keywords {spec!r}: no such file, no keywords/{spec}.txt (available: {available}),"
+        " and not 'term:weight,...'"
+    )

@@ -1,0 +1,340 @@
+"""A priority queue ordered by a float score, for Scrapy's scheduler.
+
+Scrapy's own ``ScrapyPriorityQueue`` keeps one FIFO per integer priority; a
+focused crawl needs a total order on float relevance scores, ties broken FIFO.
+``ScorePriorityQueue`` plugs in through ``SCHEDULER_PRIORITY_QUEUE`` and stores
+its requests in the queue class the scheduler hands it: ``MemoryQueue`` (heaps)
+or, with ``JOBDIR``, ``DiskQueue`` (an SQLite table in the job folder), so a
+paused crawl resumes in the same order.
+
+Requests are kept per download slot (host), and a request is handed to the
+engine only when its slot has room. Otherwise the engine would pull up to
+``CONCURRENT_REQUESTS`` requests into the downloader's own FIFO queues at once,
+and the order would be decided before the pages that should change it arrive.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import pickle
+import sqlite3
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+from urllib.parse import urlsplit
+
+from scrapy.utils.misc import build_from_crawler
+from scrapy.utils.request import request_from_dict
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from scrapy import Request
+    from scrapy.core.engine import ExecutionEngine
+    from scrapy.crawler import Crawler
+    from scrapy.utils.request import RequestFingerprinterProtocol
+    from typing_extensions import Self
+
+__all__ = ["DiskQueue", "MemoryQueue", "ScorePriorityQueue", "ScoreQueue", "score_of"]
+
+#: The request meta key holding the float score the queue orders by.
+SCORE_KEY = "topic_score"
+
+#: (-score, sequence): smaller pops first; the sequence breaks ties first in, first out.
+Order = tuple[float, int]
+
+
+def score_of(request: Request) -> float:
+    """The request's float score; requests without one fall back to their integer priority."""
+    return float(request.meta.get(SCORE_KEY, request.priority))
+
+
+class ScoreQueue(Protocol):
+    """Requests grouped by slot, each group ordered by score (ties FIFO), one per fingerprint."""
+
+    def push(self, request: Request, slot: str, fingerprint: str) -> None:
+        """Queue the request, or ``improve`` the queued one with the same fingerprint."""
+
+    def improve(self, request: Request, slot: str, fingerprint: str) -> bool:
+        """If the fingerprint is queued, keep whichever of the two requests scores higher.
+        Return whether it was queued."""
+
+    def peek(self, slot: str) -> Order | None:
+        """The order key of the slot's next request, or None if the slot is empty."""
+
+    def pop(self, slot: str) -> Request | None: ...
+
+    def slots(self) -> Iterable[str]:
+        """Slots with at least one request."""
+
+    def close(self) -> None: ...
+
+    def __len__(self) -> int: ...
+
+
+class MemoryQueue:
+    """One heap of [-score, sequence, request] per slot; superseded entries are skipped."""
+
+    def __init__(self) -> None:
+        self._heaps: dict[str, list[list]] = {}
+        self._entries: dict[str, list] = {}
+        self._sequence = itertools.count()
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, key: str) -> Self:
+        return cls()
+
+    def push(self, request: Request, slot: str, fingerprint: str) -> None:
+        if not self.improve(request, slot, fingerprint):
+            self._add([-score_of(request), next(self._sequence), request, fingerprint], slot)
+
+    def improve(self, request: Request, slot: str, fingerprint: str) -> bool:
+        known = self._entries.get(fingerprint)
+        if known is None:
+            return False
+        if -score_of(request) < known[0]:
+            known[2] = None  # superseded: skipped when it reaches the top
+            self._add([-score_of(request), known[1], request, fingerprint], slot)
+        return True
+
+    def _add(self, entry: list, slot: str) -> None:
+        self._entries[entry[3]] = entry
+        heapq.heappush(self._heaps.setdefault(slot, []), entry)
+
+    def _top(self, slot: str) -> list | None:
+        heap = self._heaps.get(slot)
+        while heap and heap[0][2] is None:
+            heapq.heappop(heap)
+        if not heap:
+            self._heaps.pop(slot, None)
+            return None
+        return heap[0]
+
+    def peek(self, slot: str) -> Order | None:
+        top = self._top(slot)
+        return (top[0], top[1]) if top is not None else None
+
+    def pop(self, slot: str) -> Request | None:
+        if self._top(slot) is None:
+            return None
+        _, _, request, fingerprint = heapq.heappop(self._heaps[slot])
+        del self._entries[fingerprint]
+        return request
+
+    def slots(self) -> Iterable[str]:
+        return list(self._heaps)
+
+    def close(self) -> None:
+        self._heaps.clear()
+        self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+class DiskQueue:
+    """Requests in one SQLite table indexed by (slot, score, sequence), committed in batches.
+
+    SQLite rather than Scrapy's per-priority queue files because float scores
+    have no buckets, and a table keeps the order across restarts for free.
+    """
+
+    COMMIT_EVERY = 500
+
+    def __init__(self, path: Path, crawler: Crawler) -> None:
+        self.crawler = crawler
+        path.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path / "frontier.sqlite3", isolation_level=None)
+        self._db.executescript(
+            "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+            "CREATE TABLE IF NOT EXISTS frontier (seq INTEGER PRIMARY KEY,"
+            " slot TEXT NOT NULL, neg_score REAL NOT NULL, fingerprint TEXT NOT NULL UNIQUE,"
+            " request BLOB NOT NULL);"
+            "CREATE INDEX IF NOT EXISTS frontier_order ON frontier (slot, neg_score, seq);"
+        )
+        self._counts: dict[str, int] = dict(
+            self._db.execute("SELECT slot, COUNT(*) FROM frontier GROUP BY slot")
+        )
+        self._length = sum(self._counts.values())
+        self._tops: dict[str, Order | None] = {}
+        self._pending = 0
+        self._db.execute("BEGIN")
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, key: str) -> Self:
+        return cls(Path(key), crawler)
+
+    def _tick(self) -> None:
+        self._pending += 1
+        if self._pending >= self.COMMIT_EVERY:
+            self._db.execute("COMMIT")
+            self._db.execute("BEGIN")
+            self._pending = 0
+
+    def push(self, request: Request, slot: str, fingerprint: str) -> None:
+        if self.improve(request, slot, fingerprint):
+            return
+        seq = self._db.execute(
+            "INSERT INTO frontier (slot, neg_score, fingerprint, request) VALUES (?, ?, ?, ?)",
+            (slot, -score_of(request), fingerprint, self._dumps(request)),
+        ).lastrowid
+        self._counts[slot] = self._counts.get(slot, 0) + 1
+        self._length += 1
+        self._moved(slot, (-score_of(request), seq or 0))
+
+    def improve(self, request: Request, slot: str, fingerprint: str) -> bool:
+        known = self._db.execute(
+            "SELECT seq, neg_score FROM frontier WHERE fingerprint = ?", (fingerprint,)
+        ).fetchone()
+        if known is None:
+            return False
+        if -score_of(request) < known[1]:
+            self._db.execute(
+                "UPDATE frontier SET neg_score = ?, request = ? WHERE seq = ?",
+                (-score_of(request), self._dumps(request), known[0]),
+            )
+            self._moved(slot, (-score_of(request), known[0]))
+        return True
+
+    def _dumps(self, request: Request) -> bytes:
+        return pickle.dumps(request.to_dict(spider=self.crawler.spider), protocol=4)
+
+    def _moved(self, slot: str, order: Order) -> None:
+        top = self._tops.get(slot)
+        if slot in self._tops and (top is None or order < top):
+            self._tops[slot] = order
+        self._tick()
+
+    def peek(self, slot: str) -> Order | None:
+        if slot not in self._tops:
+            self._tops[slot] = self._db.execute(
+                "SELECT neg_score, seq FROM frontier WHERE slot = ?"
+                " ORDER BY neg_score, seq LIMIT 1",
+                (slot,),
+            ).fetchone()
+        return self._tops[slot]
+
+    def pop(self, slot: str) -> Request | None:
+        top = self.peek(slot)
+        if top is None:
+            return None
+        (data,) = self._db.execute(
+            "SELECT request FROM frontier WHERE seq = ?", (top[1],)
+        ).fetchone()
+        self._db.execute("DELETE FROM frontier WHERE seq = ?", (top[1],))
+        del self._tops[slot]
+        self._counts[slot] -= 1
+        self._length -= 1
+        if not self._counts[slot]:
+            del self._counts[slot]
+        self._tick()
+        return request_from_dict(pickle.loads(data), spider=self.crawler.spider)
+
+    def slots(self) -> Iterable[str]:
+        return self._counts.keys()
+
+    def close(self) -> None:
+        self._db.execute("COMMIT")
+        self._db.close()
+
+    def __len__(self) -> int:
+        return self._length
+
+
+class ScorePriorityQueue:
+    """Scrapy priority queue (``SCHEDULER_PRIORITY_QUEUE``) that orders by float score.
+
+    Keeps one ``ScoreQueue`` of the class the scheduler passes
+    (``SCHEDULER_MEMORY_QUEUE`` or ``SCHEDULER_DISK_QUEUE``). ``pop`` returns the
+    best request among the slots that can download now, or None when every
+    slot with requests is busy; the engine asks again when a download ends.
+    Start requests need no queue of their own: seeds carry the highest score.
+    """
+
+    @classmethod
+    def from_crawler(
+        cls,
+        crawler: Crawler,
+        downstream_queue_cls: type[ScoreQueue],
+        key: str,
+        startprios: Iterable[int] = (),
+        *,
+        start_queue_cls: type[ScoreQueue] | None = None,
+    ) -> Self:
+        try:
+            engine = crawler.engine
+        except RuntimeError:  # built outside a running crawl: no slots to respect
+            engine = None
+        return cls(
+            build_from_crawler(downstream_queue_cls, crawler, key),
+            crawler.request_fingerprinter,
+            engine,
+        )
+
+    def __init__(
+        self,
+        queue: ScoreQueue,
+        fingerprinter: RequestFingerprinterProtocol,
+        engine: ExecutionEngine | None = None,
+    ) -> None:
+        self.queue = queue
+        self.fingerprinter = fingerprinter
+        self.engine = engine
+
+    def _slot(self, request: Request) -> str:
+        if self.engine is not None:
+            return self.engine.downloader.get_slot_key(request)
+        return urlsplit(request.url).hostname or ""
+
+    def _in_progress(self) -> Counter[str]:
+        """Requests per slot handed to the engine and not yet parsed.
+
+        The parse counts, not just the download: a fast server answers sooner
+        than pages are scored, and a request handed out then is chosen without
+        the links they hold. Scrapy keeps that set as the engine slot's
+        ``inprogress`` (not public API; pinned by the Scrapy version range).
+        """
+        engine_slot = getattr(self.engine, "_slot", None)
+        return Counter(self._slot(request) for request in getattr(engine_slot, "inprogress", ()))
+
+    def _has_room(self, slot: str, in_progress: Counter[str]) -> bool:
+        if self.engine is None:
+            return True
+        downloader = self.engine.downloader
+        download_slot = downloader.slots.get(slot)
+        concurrency = download_slot.concurrency if download_slot else downloader.domain_concurrency
+        return in_progress[slot] < concurrency
+
+    def _key(self, request: Request) -> tuple[str, str]:
+        return self._slot(request), self.fingerprinter.fingerprint(request).hex()
+
+    def push(self, request: Request) -> None:
+        self.queue.push(request, *self._key(request))
+
+    def rescore(self, request: Request) -> bool:
+        """If the request is still queued, raise its score to the new one if higher.
+
+        A page is often linked many times; the best link to it, not the first
+        one found, should decide when it is fetched. Return whether it was queued.
+        """
+        return self.queue.improve(request, *self._key(request))
+
+    def pop(self) -> Request | None:
+        in_progress = self._in_progress()
+        best: tuple[Order, str] | None = None
+        for slot in self.queue.slots():
+            if not self._has_room(slot, in_progress):
+                continue
+            order = self.queue.peek(slot)
+            if order is not None and (best is None or order < best[0]):
+                best = (order, slot)
+        return self.queue.pop(best[1]) if best is not None else None
+
+    def close(self) -> list[int]:
+        """Scrapy writes the returned state to ``active.json``; the queue keeps its own."""
+        self.queue.close()
+        return []
+
+    def __len__(self) -> int:
+        return len(self.queue)

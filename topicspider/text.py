@@ -1,0 +1,262 @@
+"""HTML → title, body text and links with their context; text → tokens.
+
+Everything here takes plain values (an lxml tree, a string) so the scoring
+code can be tested without a crawler.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from importlib import resources
+from urllib.parse import unquote, urljoin, urlsplit
+
+import jieba
+from lxml import html as lxml_html
+from w3lib.html import strip_html5_whitespace
+from w3lib.url import canonicalize_url
+
+__all__ = [
+    "LinkContext",
+    "PageText",
+    "add_terms",
+    "canonical",
+    "extract_page",
+    "normalize_term",
+    "parse_html",
+    "subwords",
+    "tokenize",
+    "url_words",
+]
+
+jieba.setLogLevel(logging.WARNING)
+
+#: Elements whose text is a unit of meaning: a link's context is the text of its block.
+BLOCK_TAGS = frozenset(
+    [
+        "p",
+        "li",
+        "td",
+        "th",
+        "dd",
+        "dt",
+        "div",
+        "section",
+        "article",
+        "header",
+        "footer",
+        "nav",
+        "aside",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "caption",
+        "figcaption",
+        "blockquote",
+        "pre",
+        "table",
+        "tr",
+        "ul",
+        "ol",
+        "dl",
+        "body",
+    ]
+)
+_SKIP_TEXT = "[not(ancestor::script) and not(ancestor::style) and not(ancestor::noscript)]"
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_RUNS = re.compile(f"(?P<han>[{_HAN}]+)|(?P<word>[^\\W_{_HAN}]+)")
+_SPACES = re.compile(r"\s+")
+_URL_SPLIT = re.compile(r"[^\w]+|_")
+_URL_NOISE = frozenset(
+    [
+        "http",
+        "https",
+        "www",
+        "html",
+        "htm",
+        "shtml",
+        "php",
+        "asp",
+        "aspx",
+        "jsp",
+        "cgi",
+        "index",
+        "default",
+        "com",
+        "cn",
+        "org",
+        "net",
+    ]
+)
+
+
+def _load_stopwords() -> frozenset[str]:
+    text = resources.files("topicspider").joinpath("stopwords.txt").read_text("utf-8")
+    return frozenset(word for line in text.splitlines() if (word := line.split("#", 1)[0].strip()))
+
+
+STOPWORDS = _load_stopwords()
+
+
+@dataclass(frozen=True)
+class LinkContext:
+    url: str
+    anchor: str
+    context: str
+
+
+@dataclass(frozen=True)
+class PageText:
+    title: str
+    body: str
+    links: dict[str, LinkContext]
+
+
+def _fold_english(word: str) -> str:
+    """Fold English plurals so 'protocols' meets 'protocol' (both sides use this)."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def _keep(word: str) -> str | None:
+    if word.isascii():
+        if len(word) < 2 or word.isdigit():
+            return None
+        word = _fold_english(word)
+    return None if word in STOPWORDS else word
+
+
+def tokenize(text: str) -> list[str]:
+    """Lowercased tokens in text order, with punctuation and stop words dropped.
+
+    Only runs of Chinese characters go through jieba, without its HMM so that
+    the dictionary (with the keywords added) decides the cut. Other scripts
+    split on non-word characters, which is what jieba would do to them, only faster.
+    """
+    tokens: list[str] = []
+    for match in _RUNS.finditer(text.lower()):
+        if match.lastgroup == "han":
+            words = jieba.lcut(match.group(), HMM=False)
+        else:
+            words = [match.group()]
+        tokens.extend(kept for word in words if (kept := _keep(word)))
+    return tokens
+
+
+@functools.lru_cache(maxsize=200_000)
+def subwords(token: str) -> tuple[str, ...]:
+    """Dictionary words inside a longer Chinese word (足球 and 比赛 in 足球比赛),
+    as jieba's search mode finds them, so a keyword matches inside compounds."""
+    if len(token) < 3 or token.isascii():
+        return ()
+    frequencies = jieba.dt.FREQ
+    return tuple(
+        gram
+        for size in (2, 3)
+        if size < len(token)
+        for i in range(len(token) - size + 1)
+        if frequencies.get(gram := token[i : i + size]) and gram not in STOPWORDS
+    )
+
+
+def normalize_term(term: str) -> str:
+    """A keyword term as the tokenizer sees it: its tokens joined by single spaces."""
+    term = _SPACES.sub(" ", term.strip())
+    add_terms([term])
+    return " ".join(tokenize(term))
+
+
+def add_terms(terms: Iterable[str]) -> None:
+    """Teach jieba the keyword terms so that it never splits them."""
+    for term in terms:
+        for run in _RUNS.finditer(term.lower()):
+            if run.lastgroup == "han":
+                word = run.group()
+                jieba.add_word(word, freq=max(jieba.get_FREQ(word) or 0, 2000))
+
+
+def canonical(url: str) -> str:
+    """The key under which a link's context is looked up (fragment dropped)."""
+    return canonicalize_url(url, keep_fragments=False)
+
+
+def url_words(url: str) -> str:
+    """Words in a URL's host-less path and query, for scoring links by their address."""
+    parts = urlsplit(url)
+    raw = unquote(f"{parts.path} {parts.query}", errors="replace")
+    return " ".join(w for w in _URL_SPLIT.split(raw) if w and w.lower() not in _URL_NOISE)
+
+
+def parse_html(markup: str | bytes) -> lxml_html.HtmlElement:
+    return lxml_html.document_fromstring(markup or "<html></html>")
+
+
+def _text_of(element: lxml_html.HtmlElement) -> str:
+    return _SPACES.sub(" ", " ".join(element.xpath(f".//text(){_SKIP_TEXT}"))).strip()
+
+
+def _block_of(element: lxml_html.HtmlElement) -> lxml_html.HtmlElement:
+    for ancestor in element.iterancestors():
+        if ancestor.tag in BLOCK_TAGS:
+            return ancestor
+    return element
+
+
+def _around(block_text: str, anchor: str, chars: int) -> str:
+    """The anchor with up to ``chars`` characters of its block on each side."""
+    if not block_text:
+        return anchor
+    position = block_text.find(anchor) if anchor else -1
+    if position < 0:
+        return block_text[: 2 * chars]
+    start = max(0, position - chars)
+    return block_text[start : position + len(anchor) + chars]
+
+
+def _links(root: lxml_html.HtmlElement, base_url: str, context_chars: int) -> Iterator[LinkContext]:
+    block_texts: dict[lxml_html.HtmlElement, str] = {}
+    for anchor in root.iter("a", "area"):
+        href = anchor.get("href")
+        if not href:
+            continue
+        url = urljoin(base_url, strip_html5_whitespace(href))
+        text = _text_of(anchor) or anchor.get("title", "") or anchor.get("alt", "")
+        block = _block_of(anchor)
+        if block not in block_texts:
+            block_texts[block] = _text_of(block)
+        yield LinkContext(url, text, _around(block_texts[block], text, context_chars))
+
+
+def extract_page(
+    root: lxml_html.HtmlElement, base_url: str, *, context_chars: int = 60, max_chars: int = 20000
+) -> PageText:
+    """Title, visible body text (capped) and every link keyed by its canonical URL."""
+    title = _SPACES.sub(" ", root.findtext(".//title") or "").strip()
+    bodies = root.xpath("//body")
+    body = _text_of(bodies[0]) if bodies else _text_of(root)
+    links: dict[str, LinkContext] = {}
+    for link in _links(root, base_url, context_chars):
+        key = canonical(link.url)
+        known = links.get(key)
+        if known is None:
+            links[key] = link
+        elif (
+            link.anchor
+            and link.anchor not in known.anchor
+            and len(known.context) < 4 * context_chars
+        ):
+            # Several anchors to one page say more about it than one; bounded, since
+            # index pages link to the same page thousands of times.
+            links[key] = LinkContext(
+                known.url, f"{known.anchor} {link.anchor}", f"{known.context} {link.context}"
+            )
+    return PageText(title, body[:max_chars], links)
