@@ -4,3 +4,8 @@
 #: ``url``, ``relevance``, ``accepted`` (stored or not), ``depth`` and ``score``
 #: (the link score it was fetched with). Progress, fetch log and reports listen.
 page_scored = object()
+
+#: Sent by the spider for every fetched HTML page with ``page_url`` and ``links``: one dict
+#: per on-site out-link with ``url``, ``anchor``, ``score`` and ``followed`` (False when the
+#: page is past the tunnel limit). The crawl's frontier history, for storage that keeps it.
+links_discovered = object()

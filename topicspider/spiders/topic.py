@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 from scrapy import Request, Spider
 from scrapy.http import TextResponse
+from scrapy.link import Link
 from scrapy.linkextractors import LinkExtractor
 from scrapy.utils.response import get_base_url
 
@@ -28,7 +29,7 @@ from topicspider.relevance import (
     Strategy,
 )
 from topicspider.seeds import load_seeds
-from topicspider.signals import page_scored
+from topicspider.signals import links_discovered, page_scored
 from topicspider.text import LinkContext, canonical, extract_page
 
 if TYPE_CHECKING:
@@ -164,16 +165,30 @@ class TopicSpider(Spider):
         else:
             stats.inc_value("topic/dropped")
             tunnel = response.meta.get(TUNNEL_KEY, 0) + 1
-            if tunnel > self.tunnel_depth:
-                stats.inc_value("topic/tunnel_closed")
-                return
-        yield from self._follow(response, page.links, relevance, depth, tunnel)
+        follow = tunnel <= self.tunnel_depth
+        if not follow:
+            stats.inc_value("topic/tunnel_closed")
+        links = self._score_links(response, page.links, relevance, depth)
+        self.crawler.signals.send_catch_log(
+            links_discovered,
+            page_url=response.url,
+            links=[
+                {"url": link.url, "anchor": link.text, "score": score, "followed": follow}
+                for score, link in links
+            ],
+        )
+        if follow:
+            for score, link in links:
+                yield Request(
+                    link.url,
+                    meta={SCORE_KEY: score, TUNNEL_KEY: tunnel, PARENT_KEY: response.url},
+                )
 
-    def _follow(
-        self, response: TextResponse, contexts: dict, relevance: float, depth: int, tunnel: int
-    ) -> Iterator[Request]:
-        """Requests for the page's links, best first: the engine may start downloading
-        the first ones before the last are queued."""
+    def _score_links(
+        self, response: TextResponse, contexts: dict, relevance: float, depth: int
+    ) -> list[tuple[float, Link]]:
+        """The page's on-site links with their scores, best first: the engine may start
+        downloading the first requests before the last are queued."""
         scored = []
         for link in self.link_extractor.extract_links(response):
             if not self._on_site(link.url):
@@ -183,8 +198,4 @@ class TopicSpider(Spider):
             )
             scored.append((self.strategy.score(LinkCandidate(context, depth + 1, relevance)), link))
         scored.sort(key=lambda pair: -pair[0])
-        for score, link in scored:
-            yield Request(
-                link.url,
-                meta={SCORE_KEY: score, TUNNEL_KEY: tunnel, PARENT_KEY: response.url},
-            )
+        return scored
