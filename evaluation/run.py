@@ -39,6 +39,7 @@ class Result:
     stored_on_topic: int
     fetched_on_topic: list[str]
     curve: list[float]
+    pages: list[dict]
 
     @property
     def harvest(self) -> float:
@@ -114,6 +115,7 @@ def evaluate(
         site=site,
         topic=topic,
         strategy=strategy,
+        budget=budget,
         fetched=len(pages),
         on_topic=sum(hits),
         labelled=len(on_topic_paths),
@@ -121,6 +123,7 @@ def evaluate(
         stored_on_topic=sum(stored),
         fetched_on_topic=[p["url"] for p, h in zip(pages, hits, strict=True) if h],
         curve=curve,
+        pages=[{**page, "on_topic": hit} for page, hit in zip(pages, hits, strict=True)],
     )
 
 
