@@ -75,7 +75,7 @@ def candidate(
 
 
 def test_best_first_prefers_topical_anchor_and_topical_parent():
-    strategy = BestFirst(Relevance(SPORTS), anchor_weight=0.6)
+    strategy = BestFirst(Relevance(SPORTS), {"anchor": 0.6, "parent": 0.4})
     topical = strategy.score(candidate("足球比赛回顾"))
     plain = strategy.score(candidate("联系我们"))
     assert topical > plain
@@ -91,6 +91,41 @@ def test_breadth_and_depth_first_order_by_depth():
     assert set(STRATEGIES) == {"best_first", "bfs", "dfs"}
 
 
-def test_anchor_weight_bounds():
-    with pytest.raises(ValueError, match="anchor weight"):
-        BestFirst(Relevance(SPORTS), anchor_weight=1.5)
+def test_weights_are_checked():
+    with pytest.raises(ValueError, match="unknown link-score terms: colour"):
+        BestFirst(Relevance(SPORTS), {"colour": 1.0})
+    with pytest.raises(ValueError, match=">= 0"):
+        BestFirst(Relevance(SPORTS), {"anchor": -1.0})
+
+
+def test_pattern_yield_and_importance_terms():
+    strategy = BestFirst(
+        Relevance(SPORTS), {"anchor": 0, "parent": 0, "pattern": 1, "importance": 2}
+    )
+    link = LinkContext("http://127.0.0.1/x", "", "")
+    assert strategy.score(LinkCandidate(link, 1, 0.0, pattern_yield=0.5, importance=0.25)) == 1.0
+    assert strategy.features(LinkCandidate(link, 1, 0.3, 0.5, 0.25)) == (0.0, 0.3, 0.5, 0.25)
+
+
+def test_adaptive_weights_follow_the_term_that_predicts_relevance():
+    strategy = BestFirst(Relevance(SPORTS), {"anchor": 0.5, "parent": 0.5}, adaptive=True, warmup=5)
+    for i in range(200):
+        anchor, parent = (i % 7) / 7, ((i * 3) % 5) / 5
+        strategy.learn((anchor, parent, 0.0, 0.0), relevance=anchor * 0.8)
+    weights = strategy.weights_by_name()
+    assert weights["anchor"] > 0.9
+    assert weights["parent"] < 0.1
+    assert weights["pattern"] == weights["importance"] == 0.0
+
+
+def test_fixed_weights_do_not_learn():
+    strategy = BestFirst(Relevance(SPORTS), {"anchor": 0.5, "parent": 0.5}, adaptive=False)
+    strategy.learn((1.0, 0.0, 0.0, 0.0), 1.0)
+    assert strategy.weights_by_name()["anchor"] == 0.5
+
+
+def test_navigation_links_are_discounted():
+    strategy = BestFirst(Relevance(SPORTS), {"anchor": 0.6, "parent": 0.4}, noise_discount=0.5)
+    content = LinkCandidate(LinkContext("http://127.0.0.1/x", "足球比赛", "足球比赛"), 1, 0.2)
+    menu = LinkCandidate(LinkContext("http://127.0.0.1/x", "足球比赛", "足球比赛", True), 1, 0.2)
+    assert strategy.score(menu) == pytest.approx(strategy.score(content) * 0.5)

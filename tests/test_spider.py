@@ -137,7 +137,7 @@ def test_jobdir_pause_and_resume_fetches_nothing_twice(site, site_url, tmp_path,
     first = scrapy(*command, "-s", "CLOSESPIDER_PAGECOUNT=6")
     assert first.returncode == 0, first.stderr[-2000:]
     fetched_first = paths(read_jsonl(tmp_path / "fetch.jsonl"))
-    assert 6 <= len(fetched_first) < 20
+    assert 4 <= len(fetched_first) < 20  # robots.txt counts towards the page count
 
     second = scrapy(*command)
     assert second.returncode == 0, second.stderr[-2000:]

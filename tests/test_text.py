@@ -12,9 +12,12 @@ PAGE = """<html><head><title>英超 联赛 | Sports</title>
 <style>.x{color:red}</style><script>var 足球 = 1;</script></head>
 <body>
 <ul class="nav"><li><a href="/">首页</a></li><li><a href="/news/">新闻</a></li></ul>
-<p>昨晚的比赛非常精彩，详情请看 <a href="match/1.html#top">曼联二比一取胜的全场回顾</a>，
-以及球员评分。</p>
-<p>See also <a href="https://127.0.0.1/en/league.html">the league table</a> for standings.</p>
+<p>昨晚的比赛非常精彩，两队在上半场互有攻守，下半场主队连进两球锁定胜局。
+详情请看 <a href="match/1.html#top">曼联二比一取胜的全场回顾</a>，
+以及赛后的球员评分和主教练的发布会实录。</p>
+<p>After ten rounds the home side sits second. See also
+<a href="https://127.0.0.1/en/league.html">the league table</a> for standings, goal
+difference and the fixtures still to come before the winter break.</p>
 <a href="match/1.html">再看一次</a>
 </body></html>"""
 
@@ -87,3 +90,17 @@ def test_body_text_is_capped():
     html = "<html><body><p>" + "足球 " * 10000 + "</p></body></html>"
     page = extract_page(parse_html(html), "http://127.0.0.1/", max_chars=1000)
     assert len(page.body) == 1000
+
+
+def test_links_in_link_heavy_blocks_are_navigation_without_neighbours_context():
+    html = """<html><body>
+    <ul><li><a href="/a">足球</a> | <a href="/b">篮球</a> | <a href="/c">网球</a></li></ul>
+    <p>一场精彩的比赛在周末举行，球迷们早早来到球场。赛后可以阅读 <a href="/d">比赛回顾</a>
+    和技术统计，了解每位球员的表现与教练的战术安排。</p></body></html>"""
+    page = extract_page(parse_html(html), "http://127.0.0.1/", noise_ratio=0.25)
+    menu = page.links[canonical("http://127.0.0.1/b")]
+    assert menu.navigation
+    assert menu.context == "篮球"
+    article = page.links[canonical("http://127.0.0.1/d")]
+    assert not article.navigation
+    assert "球迷" in article.context

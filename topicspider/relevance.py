@@ -19,6 +19,7 @@ from topicspider.keywords import KeywordVector
 from topicspider.text import LinkContext, add_terms, subwords, tokenize, url_words
 
 __all__ = [
+    "FEATURES",
     "STRATEGIES",
     "WEIGHTINGS",
     "BestFirst",
@@ -103,9 +104,10 @@ class Relevance:
         """Relevance of a short text such as a link's anchor and context."""
         return self._cosine(self._counts(tokenize(text)))
 
-    def page(self, title: str, body: str) -> float:
-        """Relevance of a page: its title counts ``title_weight`` times its body."""
-        counts = self._counts(tokenize(body))
+    def page(self, title: str, body: str | list[str]) -> float:
+        """Relevance of a page (body as text or tokens): its title counts ``title_weight``
+        times its body."""
+        counts = self._counts(tokenize(body) if isinstance(body, str) else body)
         for term, n in self._counts(tokenize(title)).items():
             counts[term] += n * self.title_weight
         return self._cosine(counts, page=True)
@@ -118,15 +120,30 @@ class LinkCandidate:
     link: LinkContext
     depth: int
     parent_relevance: float
+    #: Smoothed share of on-topic pages among fetched pages of the link's URL template.
+    pattern_yield: float = 0.0
+    #: On-line importance (OPIC cash) of the link's target, in [0, 1).
+    importance: float = 0.0
 
 
 class Strategy:
-    """Scores a candidate link; the scheduler fetches higher scores first, ties FIFO."""
+    """Scores a candidate link; the scheduler fetches higher scores first, ties FIFO.
+
+    ``features`` are what the score was made of; ``learn`` hears, once the page
+    a link led to is scored, how relevant it turned out, so adaptive strategies
+    can change their mix.
+    """
 
     name = ""
 
+    def features(self, candidate: LinkCandidate) -> tuple[float, ...]:
+        return ()
+
     def score(self, candidate: LinkCandidate) -> float:
         raise NotImplementedError
+
+    def learn(self, features: tuple[float, ...], relevance: float) -> None:
+        """Nothing to learn by default."""
 
 
 class BreadthFirst(Strategy):
@@ -143,22 +160,95 @@ class DepthFirst(Strategy):
         return float(candidate.depth)
 
 
+#: The terms of the best-first link score, in the order of ``BestFirst.weights``.
+FEATURES = ("anchor", "parent", "pattern", "importance")
+
+
+class _Correlation:
+    """Running Pearson correlation of each feature with the outcome."""
+
+    def __init__(self, size: int) -> None:
+        self.n = 0
+        self.sums = np.zeros(size)
+        self.squares = np.zeros(size)
+        self.products = np.zeros(size)
+        self.outcome = np.zeros(2)  # sum, sum of squares
+
+    def add(self, features: np.ndarray, outcome: float) -> None:
+        self.n += 1
+        self.sums += features
+        self.squares += features * features
+        self.products += features * outcome
+        self.outcome += (outcome, outcome * outcome)
+
+    def values(self) -> np.ndarray:
+        n = self.n
+        covariance = self.products / n - (self.sums / n) * (self.outcome[0] / n)
+        spread = np.sqrt(
+            np.maximum(self.squares / n - (self.sums / n) ** 2, 0.0)
+            * max(self.outcome[1] / n - (self.outcome[0] / n) ** 2, 0.0)
+        )
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(spread > 0, covariance / spread, 0.0)
+
+
 class BestFirst(Strategy):
-    """``anchor_weight`` x cosine(anchor + context + URL words) + the rest x parent relevance."""
+    """A weighted sum of link-score terms (``FEATURES``), discounted for navigation links.
+
+    The terms: cosine of anchor + context + URL words; relevance of the page the
+    link is on; yield of the link's URL template; on-line importance. With
+    ``adaptive``, the weights move, as pages are judged, towards each term's
+    correlation with the relevance of the pages its links led to; the configured
+    weights act as a prior worth ``warmup`` pages, and a term weighted 0 stays off.
+    """
 
     name = "best_first"
 
-    def __init__(self, relevance: Relevance, anchor_weight: float = 0.6) -> None:
-        if not 0.0 <= anchor_weight <= 1.0:
-            raise ValueError(f"anchor weight must be within [0, 1], got {anchor_weight}")
+    def __init__(
+        self,
+        relevance: Relevance,
+        weights: dict[str, float] | None = None,
+        *,
+        noise_discount: float = 0.0,
+        adaptive: bool = False,
+        warmup: int = 50,
+    ) -> None:
+        weights = {"anchor": 0.6, "parent": 0.4, **(weights or {})}
+        unknown = set(weights) - set(FEATURES)
+        if unknown:
+            raise ValueError(f"unknown link-score terms: {', '.join(sorted(unknown))}")
+        if any(w < 0 for w in weights.values()) or not 0.0 <= noise_discount <= 1.0:
+            raise ValueError("weights must be >= 0 and the noise discount within [0, 1]")
         self.relevance = relevance
-        self.anchor_weight = anchor_weight
+        self.prior = np.array([weights.get(name, 0.0) for name in FEATURES])
+        self.weights = self.prior.copy()
+        self.noise_discount = noise_discount
+        self.adaptive = adaptive
+        self.warmup = warmup
+        self._correlation = _Correlation(len(FEATURES))
+
+    def features(self, candidate: LinkCandidate) -> tuple[float, ...]:
+        link = candidate.link
+        anchor = self.relevance.text(f"{link.anchor} {link.context} {url_words(link.url)}")
+        return (anchor, candidate.parent_relevance, candidate.pattern_yield, candidate.importance)
 
     def score(self, candidate: LinkCandidate) -> float:
-        link = candidate.link
-        words = f"{link.anchor} {link.context} {url_words(link.url)}"
-        anchor = self.relevance.text(words)
-        return self.anchor_weight * anchor + (1.0 - self.anchor_weight) * candidate.parent_relevance
+        score = float(np.dot(self.weights, self.features(candidate)))
+        return score * (1.0 - self.noise_discount) if candidate.link.navigation else score
+
+    def learn(self, features: tuple[float, ...], relevance: float) -> None:
+        if not self.adaptive or len(features) != len(FEATURES):
+            return
+        self._correlation.add(np.asarray(features), relevance)
+        learned = np.where(self.prior > 0, np.maximum(self._correlation.values(), 0.0), 0.0)
+        if learned.sum() <= 0:
+            return
+        learned *= self.prior.sum() / learned.sum()
+        n = self._correlation.n
+        self.weights = (self.warmup * self.prior + n * learned) / (self.warmup + n)
+
+    def weights_by_name(self) -> dict[str, float]:
+        return {name: round(float(w), 4) for name, w in zip(FEATURES, self.weights, strict=True)}
 
 
 STRATEGIES: dict[str, type[Strategy]] = {

@@ -11,7 +11,7 @@ COMMANDS_MODULE = "topicspider.commands"
 
 # --- Relevance -------------------------------------------------------------
 # Pages whose relevance (cosine to the keyword vector) is below this are not stored.
-TOPIC_THRESHOLD = 0.15
+TOPIC_THRESHOLD = 0.12
 # best_first | bfs | dfs
 TOPIC_STRATEGY = "best_first"
 # How many irrelevant pages in a row the crawl may cross to reach an on-topic section.
@@ -21,10 +21,30 @@ TOPIC_TUNNEL_DEPTH = 2
 TOPIC_WEIGHTING = "tf"
 # The title counts this many times the body in the page vector.
 TOPIC_TITLE_WEIGHT = 3.0
-# Link score = ANCHOR * cos(anchor text + context + URL words) + (1 - ANCHOR) * parent relevance.
+# Link score (best_first) = ANCHOR x cos(anchor text + context + URL words)
+#   + PARENT x relevance of the page the link is on + PATTERN x yield of the link's URL template
+#   + IMPORTANCE x on-line importance (OPIC cash; 0 turns its bookkeeping off).
 TOPIC_ANCHOR_WEIGHT = 0.6
+TOPIC_PARENT_WEIGHT = 0.4
+TOPIC_PATTERN_WEIGHT = 0.1
+TOPIC_IMPORTANCE_WEIGHT = 0.0
+# Let the weights above move with the crawl, towards each term's correlation with the
+# relevance of the pages its links led to; the settings act as a prior worth WARMUP pages.
+TOPIC_ADAPTIVE = True
+TOPIC_ADAPTIVE_WARMUP = 50
+# Drop links to session-id, calendar, print and share URLs, and to URL templates that
+# yielded nothing on topic in 30 fetches.
+TOPIC_DROP_NOISE_URLS = True
+# An accepted page whose SimHash is within this many bits (of 64) of a stored page's is
+# not stored again (-1: off).
+TOPIC_DUPLICATE_DISTANCE = 3
 # Characters of text on each side of a link that count as its context.
 TOPIC_CONTEXT_CHARS = 60
+# A link in a block (p, li, td, div, nav, ...) whose link text exceeds this share of the
+# block's text is navigation: its neighbours' text is not its context.
+TOPIC_NOISE_LINK_RATIO = 0.25
+# Navigation links' scores are multiplied by (1 - this).
+TOPIC_NOISE_DISCOUNT = 0.0
 # Only the first this many characters of a page's body are tokenized.
 TOPIC_MAX_TEXT_CHARS = 20000
 # Stay on the seeds' sites unless this is False.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from importlib import resources
@@ -68,6 +69,7 @@ BLOCK_TAGS = frozenset(
         "body",
     ]
 )
+_INVISIBLE_TAGS = frozenset({"script", "style", "noscript", "template"})
 _SKIP_TEXT = "[not(ancestor::script) and not(ancestor::style) and not(ancestor::noscript)]"
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _RUNS = re.compile(f"(?P<han>[{_HAN}]+)|(?P<word>[^\\W_{_HAN}]+)")
@@ -109,6 +111,8 @@ class LinkContext:
     url: str
     anchor: str
     context: str
+    #: Found only in blocks whose link-text ratio exceeds the noise ratio (menus, link lists).
+    navigation: bool = False
 
 
 @dataclass(frozen=True)
@@ -222,8 +226,15 @@ def _around(block_text: str, anchor: str, chars: int) -> str:
     return block_text[start : position + len(anchor) + chars]
 
 
-def _links(root: lxml_html.HtmlElement, base_url: str, context_chars: int) -> Iterator[LinkContext]:
-    block_texts: dict[lxml_html.HtmlElement, str] = {}
+def _links(
+    root: lxml_html.HtmlElement,
+    base_url: str,
+    context_chars: int,
+    noise_ratio: float,
+    navigation: set[lxml_html.HtmlElement],
+) -> Iterator[LinkContext]:
+    found: list[tuple[str, str, lxml_html.HtmlElement]] = []
+    link_chars: Counter[lxml_html.HtmlElement] = Counter()
     for anchor in root.iter("a", "area"):
         href = anchor.get("href")
         if not href:
@@ -231,20 +242,35 @@ def _links(root: lxml_html.HtmlElement, base_url: str, context_chars: int) -> It
         url = urljoin(base_url, strip_html5_whitespace(href))
         text = _text_of(anchor) or anchor.get("title", "") or anchor.get("alt", "")
         block = _block_of(anchor)
+        found.append((url, text, block))
+        link_chars[block] += len(text)
+    block_texts: dict[lxml_html.HtmlElement, str] = {}
+    for url, text, block in found:
         if block not in block_texts:
             block_texts[block] = _text_of(block)
-        yield LinkContext(url, text, _around(block_texts[block], text, context_chars))
+        block_text = block_texts[block]
+        # A block that is mostly link text is navigation: its text says where the
+        # site goes, not what this link is about.
+        if link_chars[block] > noise_ratio * len(block_text):
+            navigation.add(block)
+            yield LinkContext(url, text, text, navigation=True)
+        else:
+            yield LinkContext(url, text, _around(block_text, text, context_chars))
 
 
 def extract_page(
-    root: lxml_html.HtmlElement, base_url: str, *, context_chars: int = 60, max_chars: int = 20000
+    root: lxml_html.HtmlElement,
+    base_url: str,
+    *,
+    context_chars: int = 60,
+    max_chars: int = 20000,
+    noise_ratio: float = 0.25,
 ) -> PageText:
     """Title, visible body text (capped) and every link keyed by its canonical URL."""
     title = _SPACES.sub(" ", root.findtext(".//title") or "").strip()
-    bodies = root.xpath("//body")
-    body = _text_of(bodies[0]) if bodies else _text_of(root)
     links: dict[str, LinkContext] = {}
-    for link in _links(root, base_url, context_chars):
+    navigation: set[lxml_html.HtmlElement] = set()
+    for link in _links(root, base_url, context_chars, noise_ratio, navigation):
         key = canonical(link.url)
         known = links.get(key)
         if known is None:
@@ -257,6 +283,30 @@ def extract_page(
             # Several anchors to one page say more about it than one; bounded, since
             # index pages link to the same page thousands of times.
             links[key] = LinkContext(
-                known.url, f"{known.anchor} {link.anchor}", f"{known.context} {link.context}"
+                known.url,
+                f"{known.anchor} {link.anchor}",
+                f"{known.context} {link.context}",
+                navigation=known.navigation and link.navigation,
             )
+    bodies = root.xpath("//body")
+    body = _content_text(bodies[0] if bodies else root, navigation)
     return PageText(title, body[:max_chars], links)
+
+
+def _content_text(element: lxml_html.HtmlElement, skip: set[lxml_html.HtmlElement]) -> str:
+    """Visible text outside navigation blocks: menus and link lists name the whole
+    site's topics, and would make every page look a little like every topic."""
+    parts: list[str] = []
+
+    def walk(node: lxml_html.HtmlElement) -> None:
+        if node in skip or not isinstance(node.tag, str) or node.tag in _INVISIBLE_TAGS:
+            return
+        if node.text:
+            parts.append(node.text)
+        for child in node:
+            walk(child)
+            if child.tail:
+                parts.append(child.tail)
+
+    walk(element)
+    return _SPACES.sub(" ", " ".join(parts)).strip()

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from scrapy import Request, Spider
+from scrapy import Request, Spider, signals
 from scrapy.http import TextResponse
 from scrapy.link import Link
 from scrapy.linkextractors import LinkExtractor
@@ -16,6 +16,7 @@ from scrapy.utils.response import get_base_url
 
 from topicspider.charset import decode
 from topicspider.exceptions import ConfigError
+from topicspider.importance import Opic
 from topicspider.items import PageItem
 from topicspider.keywords import KeywordVector, load_keywords
 from topicspider.pqueues import SCORE_KEY
@@ -30,7 +31,9 @@ from topicspider.relevance import (
 )
 from topicspider.seeds import load_seeds
 from topicspider.signals import links_discovered, page_scored
-from topicspider.text import LinkContext, canonical, extract_page
+from topicspider.simhash import SimHashIndex, simhash
+from topicspider.text import LinkContext, canonical, extract_page, tokenize
+from topicspider.urlpatterns import PatternStats, is_noise
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Iterator
@@ -43,6 +46,8 @@ logger = logging.getLogger(__name__)
 
 TUNNEL_KEY = "topic_tunnel"
 PARENT_KEY = "topic_parent"
+#: The link-score terms a request was scored with, for adaptive strategies to learn from.
+FEATURES_KEY = "topic_features"
 
 
 class TopicSpider(Spider):
@@ -85,6 +90,7 @@ class TopicSpider(Spider):
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
         spider = super().from_crawler(crawler, *args, **kwargs)
         spider.configure(crawler)
+        crawler.signals.connect(spider.restore_state, signal=signals.spider_opened)
         return spider
 
     def configure(self, crawler: Crawler) -> None:
@@ -93,21 +99,53 @@ class TopicSpider(Spider):
         self.tunnel_depth = settings.getint("TOPIC_TUNNEL_DEPTH")
         self.context_chars = settings.getint("TOPIC_CONTEXT_CHARS")
         self.max_chars = settings.getint("TOPIC_MAX_TEXT_CHARS")
+        self.noise_ratio = settings.getfloat("TOPIC_NOISE_LINK_RATIO")
+        self.drop_noise_urls = settings.getbool("TOPIC_DROP_NOISE_URLS")
         self.relevance = Relevance(
             self.keywords,
             title_weight=settings.getfloat("TOPIC_TITLE_WEIGHT"),
             weighting=settings.get("TOPIC_WEIGHTING"),
         )
         self.strategy = self._strategy(settings.get("TOPIC_STRATEGY"), settings)
+        self.patterns = PatternStats()
+        distance = settings.getint("TOPIC_DUPLICATE_DISTANCE")
+        self.duplicates = SimHashIndex(distance) if distance >= 0 else None
+        use_importance = settings.getfloat("TOPIC_IMPORTANCE_WEIGHT") > 0
+        self.importance = Opic() if use_importance else None
         if settings.getbool("TOPIC_STAY_ON_SITE"):
             # Host names, not host:port, which Scrapy's LinkExtractor would compare.
             self.allowed_domains = sorted({urlsplit(url).hostname or "" for url in self.seeds})
         self.link_extractor = LinkExtractor(allow=self.allow or (), deny=self.deny or ())
 
     def _strategy(self, name: str, settings: BaseSettings) -> Strategy:
-        if name == BestFirst.name:
-            return BestFirst(self.relevance, settings.getfloat("TOPIC_ANCHOR_WEIGHT"))
-        return STRATEGIES[name]()
+        if name != BestFirst.name:
+            return STRATEGIES[name]()
+        return BestFirst(
+            self.relevance,
+            {
+                "anchor": settings.getfloat("TOPIC_ANCHOR_WEIGHT"),
+                "parent": settings.getfloat("TOPIC_PARENT_WEIGHT"),
+                "pattern": settings.getfloat("TOPIC_PATTERN_WEIGHT"),
+                "importance": settings.getfloat("TOPIC_IMPORTANCE_WEIGHT"),
+            },
+            noise_discount=settings.getfloat("TOPIC_NOISE_DISCOUNT"),
+            adaptive=settings.getbool("TOPIC_ADAPTIVE"),
+            warmup=settings.getint("TOPIC_ADAPTIVE_WARMUP"),
+        )
+
+    def restore_state(self) -> None:
+        """With JOBDIR, Scrapy pickles ``spider.state`` at close and restores it at open:
+        what the crawl learned (URL templates, page fingerprints, link-score mix) resumes."""
+        state = getattr(self, "state", None)
+        if state is None:
+            return
+        for name in ("patterns", "duplicates", "importance", "strategy"):
+            if name in state and getattr(self, name) is not None:
+                setattr(self, name, state[name])
+            else:
+                state[name] = getattr(self, name)
+        if isinstance(self.strategy, BestFirst):
+            self.strategy.relevance = self.relevance
 
     def _on_site(self, url: str) -> bool:
         domains = getattr(self, "allowed_domains", None)
@@ -136,10 +174,14 @@ class TopicSpider(Spider):
             get_base_url(response),
             context_chars=self.context_chars,
             max_chars=self.max_chars,
+            noise_ratio=self.noise_ratio,
         )
-        relevance = self.relevance.page(page.title, page.body)
+        tokens = tokenize(page.body)
+        relevance = self.relevance.page(page.title, tokens)
         depth = response.meta.get("depth", 0)
         accepted = relevance >= self.threshold
+        self.strategy.learn(tuple(response.meta.get(FEATURES_KEY, ())), relevance)
+        self.patterns.record(response.url, accepted)
         self.crawler.signals.send_catch_log(
             page_scored,
             url=response.url,
@@ -151,17 +193,20 @@ class TopicSpider(Spider):
         if accepted:
             stats.inc_value("topic/accepted")
             tunnel = 0
-            yield PageItem(
-                url=response.url,
-                title=page.title,
-                text=page.body,
-                body=response.body,
-                charset=charset,
-                relevance=relevance,
-                depth=depth,
-                parent_url=response.meta.get(PARENT_KEY),
-                fetched_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            )
+            if self._is_duplicate(tokens):
+                stats.inc_value("topic/duplicate")
+            else:
+                yield PageItem(
+                    url=response.url,
+                    title=page.title,
+                    text=page.body,
+                    body=response.body,
+                    charset=charset,
+                    relevance=relevance,
+                    depth=depth,
+                    parent_url=response.meta.get(PARENT_KEY),
+                    fetched_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                )
         else:
             stats.inc_value("topic/dropped")
             tunnel = response.meta.get(TUNNEL_KEY, 0) + 1
@@ -174,28 +219,55 @@ class TopicSpider(Spider):
             page_url=response.url,
             links=[
                 {"url": link.url, "anchor": link.text, "score": score, "followed": follow}
-                for score, link in links
+                for score, _, link in links
             ],
         )
         if follow:
-            for score, link in links:
+            for score, features, link in links:
                 yield Request(
                     link.url,
-                    meta={SCORE_KEY: score, TUNNEL_KEY: tunnel, PARENT_KEY: response.url},
+                    meta={
+                        SCORE_KEY: score,
+                        TUNNEL_KEY: tunnel,
+                        PARENT_KEY: response.url,
+                        FEATURES_KEY: features,
+                    },
                 )
+
+    def _is_duplicate(self, tokens: list[str]) -> bool:
+        """Whether a page already stored has (nearly) the same text; if not, remember this one."""
+        if self.duplicates is None:
+            return False
+        fingerprint = simhash(tokens)
+        if self.duplicates.near(fingerprint) is not None:
+            return True
+        self.duplicates.add(fingerprint)
+        return False
 
     def _score_links(
         self, response: TextResponse, contexts: dict, relevance: float, depth: int
-    ) -> list[tuple[float, Link]]:
-        """The page's on-site links with their scores, best first: the engine may start
-        downloading the first requests before the last are queued."""
-        scored = []
+    ) -> list[tuple[float, tuple[float, ...], Link]]:
+        """The page's on-site links with their scores and score terms, best first: the
+        engine may start downloading the first requests before the last are queued."""
+        links = []
         for link in self.link_extractor.extract_links(response):
             if not self._on_site(link.url):
                 continue
-            context = contexts.get(canonical(link.url)) or LinkContext(
-                link.url, link.text, link.text
+            if self.drop_noise_urls and (is_noise(link.url) or self.patterns.is_barren(link.url)):
+                self.crawler.stats.inc_value("topic/noise_url")
+                continue
+            links.append(link)
+        if self.importance is not None:
+            self.importance.distribute(response.url, [link.url for link in links])
+        scored = []
+        for link in links:
+            candidate = LinkCandidate(
+                contexts.get(canonical(link.url)) or LinkContext(link.url, link.text, link.text),
+                depth + 1,
+                relevance,
+                pattern_yield=self.patterns.yield_of(link.url),
+                importance=self.importance.importance(link.url) if self.importance else 0.0,
             )
-            scored.append((self.strategy.score(LinkCandidate(context, depth + 1, relevance)), link))
-        scored.sort(key=lambda pair: -pair[0])
+            scored.append((self.strategy.score(candidate), self.strategy.features(candidate), link))
+        scored.sort(key=lambda item: -item[0])
         return scored

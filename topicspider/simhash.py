@@ -1,0 +1,63 @@
+"""SimHash fingerprints of page text, and an index to find near-duplicates fast.
+
+Two pages whose 64-bit SimHashes differ in at most k bits are near-duplicates
+(Charikar's SimHash; k = 3 for 64 bits, as Manku et al. found for web pages).
+The index splits a fingerprint into k + 1 blocks: two fingerprints within k
+bits agree on at least one whole block, so a lookup only compares candidates
+sharing a block.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections import Counter
+from collections.abc import Iterable
+
+__all__ = ["SimHashIndex", "simhash"]
+
+BITS = 64
+_MASK = (1 << BITS) - 1
+
+
+def _hash(token: str) -> int:
+    return int.from_bytes(hashlib.blake2b(token.encode("utf-8"), digest_size=8).digest(), "big")
+
+
+def simhash(tokens: Iterable[str]) -> int:
+    """64-bit SimHash of tokens weighted by their counts (stable across processes)."""
+    totals = [0] * BITS
+    for token, weight in Counter(tokens).items():
+        value = _hash(token)
+        for bit in range(BITS):
+            totals[bit] += weight if value >> bit & 1 else -weight
+    return sum(1 << bit for bit, total in enumerate(totals) if total > 0)
+
+
+class SimHashIndex:
+    """Fingerprints seen so far, searchable for any within ``distance`` bits."""
+
+    def __init__(self, distance: int = 3, fingerprints: Iterable[int] = ()) -> None:
+        if not 0 <= distance < 16:
+            raise ValueError(f"distance must be within [0, 15], got {distance}")
+        self.distance = distance
+        blocks = distance + 1
+        edges = [BITS * i // blocks for i in range(blocks + 1)]
+        self._blocks = [(lo, (1 << (hi - lo)) - 1) for lo, hi in itertools.pairwise(edges)]
+        self._tables: list[dict[int, list[int]]] = [{} for _ in self._blocks]
+        self.fingerprints: list[int] = []
+        for fingerprint in fingerprints:
+            self.add(fingerprint)
+
+    def near(self, fingerprint: int) -> int | None:
+        """A stored fingerprint within ``distance`` bits, or None."""
+        for table, (shift, mask) in zip(self._tables, self._blocks, strict=True):
+            for candidate in table.get(fingerprint >> shift & mask, ()):
+                if ((candidate ^ fingerprint) & _MASK).bit_count() <= self.distance:
+                    return candidate
+        return None
+
+    def add(self, fingerprint: int) -> None:
+        self.fingerprints.append(fingerprint)
+        for table, (shift, mask) in zip(self._tables, self._blocks, strict=True):
+            table.setdefault(fingerprint >> shift & mask, []).append(fingerprint)

@@ -1,0 +1,126 @@
+"""URL patterns: group a site's URLs into templates and learn which templates pay.
+
+A template replaces the variable parts of a URL — numbers, dates, ids, query
+values — with placeholders, so ``/news/2024/10/123.html`` and
+``/news/2023/01/7.html`` share ``/news/{n}/{n}/{n}.html``. Each template keeps
+how many of its pages were fetched and how many were on topic; its smoothed
+yield becomes a term of the link score. Templates that are pure noise (session
+ids, calendars, print views) are recognised by name and never followed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import parse_qsl, urlsplit
+
+__all__ = ["PatternStats", "is_noise", "template"]
+
+_NUMBER = re.compile(r"\d+")
+_ID = re.compile(r"^(?=.*\d)[0-9a-f-]{16,}$|^[A-Za-z0-9_-]{24,}$")
+_NOISE_KEYS = frozenset(
+    [
+        "jsessionid",
+        "phpsessid",
+        "sessionid",
+        "session_id",
+        "sid",
+        "aspsessionid",
+        "cfid",
+        "cftoken",
+        "print",
+        "printable",
+        "printview",
+        "replytocom",
+        "share",
+        "calendar",
+    ]
+)
+_NOISE_PATH = re.compile(
+    r";jsessionid=|/(?:print|printable|calendar|cal|share|login|logout|signin|register)(?:/|\.|$)",
+    re.IGNORECASE,
+)
+
+
+def _segment(segment: str) -> str:
+    if _ID.match(segment):
+        return "{id}"
+    return _NUMBER.sub("{n}", segment)
+
+
+def template(url: str) -> str:
+    """The URL's template: host, path segments with numbers and ids replaced, sorted query keys.
+
+    >>> template("http://a.cn/news/2024/10/123.html?page=2&id=9")
+    'a.cn/news/{n}/{n}/{n}.html?id&page'
+    >>> template("http://a.cn/article/3f2a9c1e-77aa-4b1c-9d2e-1b2c3d4e5f60")
+    'a.cn/article/{id}'
+    """
+    parts = urlsplit(url)
+    path = "/".join(_segment(s) for s in parts.path.split("/"))
+    keys = sorted({key for key, _ in parse_qsl(parts.query, keep_blank_values=True)})
+    query = f"?{'&'.join(keys)}" if keys else ""
+    return f"{parts.hostname or ''}{path}{query}"
+
+
+def is_noise(url: str) -> bool:
+    """Session ids, calendars, print and share views: pages that repeat other pages forever.
+
+    >>> is_noise("http://a.cn/list.php?PHPSESSID=8f3a&page=2")
+    True
+    >>> is_noise("http://a.cn/news/print/123.html")
+    True
+    >>> is_noise("http://a.cn/events.php?year=2031&month=7")
+    True
+    >>> is_noise("http://a.cn/news/123.html?page=2")
+    False
+    """
+    parts = urlsplit(url)
+    if _NOISE_PATH.search(parts.path):
+        return True
+    keys = {key.lower() for key, _ in parse_qsl(parts.query, keep_blank_values=True)}
+    calendar = "month" in keys and ({"year", "day"} & keys)
+    return bool(keys & _NOISE_KEYS or calendar)
+
+
+@dataclass
+class _Counts:
+    fetched: int = 0
+    accepted: int = 0
+
+
+class PatternStats:
+    """On-line yield (share of fetched pages that were on topic) per URL template.
+
+    The yield is smoothed towards ``prior`` with ``strength`` pseudo-pages, so
+    a template seen once does not jump to 0 or 1. A template fetched at least
+    ``noise_after`` times without one page on topic is noise: its URLs are dropped.
+    """
+
+    def __init__(self, prior: float = 0.2, strength: float = 4.0, noise_after: int = 30) -> None:
+        self.prior = prior
+        self.strength = strength
+        self.noise_after = noise_after
+        self._counts: dict[str, _Counts] = {}
+
+    def record(self, url: str, accepted: bool) -> None:
+        counts = self._counts.setdefault(template(url), _Counts())
+        counts.fetched += 1
+        counts.accepted += accepted
+
+    def yield_of(self, url: str) -> float:
+        counts = self._counts.get(template(url))
+        if counts is None:
+            return self.prior
+        return (counts.accepted + self.prior * self.strength) / (counts.fetched + self.strength)
+
+    def is_barren(self, url: str) -> bool:
+        counts = self._counts.get(template(url))
+        return counts is not None and counts.fetched >= self.noise_after and not counts.accepted
+
+    def state(self) -> dict[str, tuple[int, int]]:
+        """Plain data for Scrapy's spider state (kept in JOBDIR across pauses)."""
+        return {key: (c.fetched, c.accepted) for key, c in self._counts.items()}
+
+    def load(self, state: dict[str, tuple[int, int]]) -> None:
+        self._counts = {key: _Counts(*value) for key, value in state.items()}
