@@ -1,0 +1,3 @@
+"""topicspider: a focused (topic) web crawler built on Scrapy."""
+
+__version__ = "0.1.0"

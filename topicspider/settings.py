@@ -49,6 +49,10 @@ TOPIC_NOISE_DISCOUNT = 0.0
 TOPIC_MAX_TEXT_CHARS = 20000
 # Stay on the seeds' sites unless this is False.
 TOPIC_STAY_ON_SITE = True
+# Links taken from one page, in document order (link farms and giant indexes stop there).
+TOPIC_MAX_LINKS_PER_PAGE = 1000
+# Pages fetched per host before its links are no longer followed (0: no cap).
+TOPIC_MAX_PAGES_PER_HOST = 0
 
 # --- Storage ---------------------------------------------------------------
 # Accepted pages are written here as raw bytes, with an index.jsonl beside them.
@@ -76,7 +80,9 @@ EXTENSIONS = {
 }
 
 # --- Politeness and Scrapy defaults -----------------------------------------
-USER_AGENT = "topicspider/0.1 (+https://pypi.org/project/scrapy/; focused crawler)"
+# Who runs the crawl (an e-mail address or URL): goes into the User-Agent (see addon.py).
+TOPIC_CONTACT = ""
+ADDONS = {"topicspider.addon.TopicSpiderAddon": 0}
 ROBOTSTXT_OBEY = True
 CONCURRENT_REQUESTS = 16
 # Per-host concurrency is low for politeness and for focus: requests are chosen when a
@@ -84,6 +90,11 @@ CONCURRENT_REQUESTS = 16
 CONCURRENT_REQUESTS_PER_DOMAIN = 2
 DOWNLOAD_DELAY = 0
 DEPTH_PRIORITY = 0
+# Traps (endless calendars, ?page=N) end here at the latest; URLs longer than
+# URLLENGTH_LIMIT (2083) are ignored; bodies above DOWNLOAD_MAXSIZE are not downloaded.
+DEPTH_LIMIT = 50
+DOWNLOAD_MAXSIZE = 16 * 1024 * 1024
+DOWNLOAD_WARNSIZE = 4 * 1024 * 1024
 LOG_LEVEL = "INFO"
 REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
 FEED_EXPORT_ENCODING = "utf-8"

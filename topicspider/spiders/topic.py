@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections import Counter
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -48,6 +49,20 @@ TUNNEL_KEY = "topic_tunnel"
 PARENT_KEY = "topic_parent"
 #: The link-score terms a request was scored with, for adaptive strategies to learn from.
 FEATURES_KEY = "topic_features"
+
+
+def _skip_reason(response: Any) -> str | None:
+    """Why a response is not a page to score, if it is not: the stats name it."""
+    if not isinstance(response, TextResponse):
+        return "not_text"
+    if b"html" not in (response.headers.get("Content-Type") or b"text/html"):
+        return "not_html"
+    if not response.body.strip():
+        return "empty"
+    head = response.body[:4096]
+    if b"\x00" in head or sum(byte < 9 or 13 < byte < 32 for byte in head) > len(head) // 20:
+        return "binary"
+    return None
 
 
 class TopicSpider(Spider):
@@ -101,6 +116,9 @@ class TopicSpider(Spider):
         self.max_chars = settings.getint("TOPIC_MAX_TEXT_CHARS")
         self.noise_ratio = settings.getfloat("TOPIC_NOISE_LINK_RATIO")
         self.drop_noise_urls = settings.getbool("TOPIC_DROP_NOISE_URLS")
+        self.max_links = settings.getint("TOPIC_MAX_LINKS_PER_PAGE")
+        self.max_pages_per_host = settings.getint("TOPIC_MAX_PAGES_PER_HOST")
+        self.host_pages: Counter[str] = Counter()
         self.relevance = Relevance(
             self.keywords,
             title_weight=settings.getfloat("TOPIC_TITLE_WEIGHT"),
@@ -139,13 +157,18 @@ class TopicSpider(Spider):
         state = getattr(self, "state", None)
         if state is None:
             return
-        for name in ("patterns", "duplicates", "importance", "strategy"):
+        for name in ("patterns", "duplicates", "importance", "strategy", "host_pages"):
             if name in state and getattr(self, name) is not None:
                 setattr(self, name, state[name])
             else:
                 state[name] = getattr(self, name)
         if isinstance(self.strategy, BestFirst):
             self.strategy.relevance = self.relevance
+
+    def _host_full(self, url: str) -> bool:
+        if not self.max_pages_per_host:
+            return False
+        return self.host_pages[urlsplit(url).hostname or ""] >= self.max_pages_per_host
 
     def _on_site(self, url: str) -> bool:
         domains = getattr(self, "allowed_domains", None)
@@ -160,10 +183,10 @@ class TopicSpider(Spider):
 
     def parse(self, response: Any) -> Iterator[PageItem | Request]:
         stats = self.crawler.stats
-        if not isinstance(response, TextResponse) or b"html" not in (
-            response.headers.get("Content-Type") or b"text/html"
-        ):
-            stats.inc_value("topic/skipped/not_html")
+        self.host_pages[urlsplit(response.url).hostname or ""] += 1
+        skipped = _skip_reason(response)
+        if skipped:
+            stats.inc_value(f"topic/skipped/{skipped}")
             return
         content_type = (response.headers.get("Content-Type") or b"").decode("latin-1")
         charset, _ = decode(response.body, content_type)
@@ -250,8 +273,15 @@ class TopicSpider(Spider):
         """The page's on-site links with their scores and score terms, best first: the
         engine may start downloading the first requests before the last are queued."""
         links = []
-        for link in self.link_extractor.extract_links(response):
+        extracted = self.link_extractor.extract_links(response)
+        if self.max_links and len(extracted) > self.max_links:
+            self.crawler.stats.inc_value("topic/links_truncated")
+            extracted = extracted[: self.max_links]
+        for link in extracted:
             if not self._on_site(link.url):
+                continue
+            if self._host_full(link.url):
+                self.crawler.stats.inc_value("topic/host_capped")
                 continue
             if self.drop_noise_urls and (is_noise(link.url) or self.patterns.is_barren(link.url)):
                 self.crawler.stats.inc_value("topic/noise_url")
