@@ -168,3 +168,13 @@ def test_bad_sources_give_one_clear_message_and_status_2(site_url, tmp_path, mak
     assert message in result.stderr
     assert "Traceback" not in result.stderr
     assert result.stdout == ""
+
+
+def test_a_server_that_never_answers_times_out():
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}/page.html"
+        result = scrapy_keywords(url, "-s", "DOWNLOAD_TIMEOUT=1")
+    assert result.returncode == 2
+    assert f"{url}: cannot fetch: timed out" in result.stderr
