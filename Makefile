@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 SCRAPY := $(VENV)/bin/scrapy
 STAMP := $(VENV)/.installed
 
-.PHONY: install system-deps test lint demo eval clean
+.PHONY: install system-deps fonts test lint demo eval clean
 
 install: $(STAMP)
 
@@ -26,6 +26,13 @@ system-deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 
+# A font with Chinese glyphs, for the Chinese topic names in report/eval.png.
+fonts:
+	@fc-list :lang=zh 2>/dev/null | grep -q . || dpkg -s fonts-wqy-microhei >/dev/null 2>&1 || \
+		{ echo "installing fonts-wqy-microhei"; apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-wqy-microhei; } || \
+		echo "no Chinese font: Chinese labels in report/eval.png will show as boxes"
+
 test: install system-deps
 	$(PY) -m pytest -q
 
@@ -36,7 +43,7 @@ lint: install
 demo: install
 	$(PY) -m demo.run
 
-eval: install
+eval: install fonts
 	$(PY) -m evaluation.run $(EVAL_ARGS)
 
 clean:

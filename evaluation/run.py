@@ -6,6 +6,9 @@ the share of labelled on-topic pages among the first N pages fetched; recall
 is the share of the topic's labelled pages found within that budget. The
 threshold is judged too: how many stored pages are on topic (precision) and
 how many fetched on-topic pages were stored.
+
+``--variant NAME:SETTING=VALUE[,...]`` (or ``--variants`` with JSON) adds runs of the first
+strategy with other settings, so one table and one plot (``report/eval.png``) compare them.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from demo.site import serve
+from evaluation.plot import plot
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,6 +44,12 @@ class Result:
     fetched_on_topic: list[str]
     curve: list[float]
     pages: list[dict]
+    #: The setting variant this run used; empty for a plain strategy run.
+    variant: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.variant or self.strategy
 
     @property
     def harvest(self) -> float:
@@ -100,6 +110,7 @@ def evaluate(
     keywords: str,
     topic: str,
     strategy: str,
+    variant: str,
     budget: int,
     settings: list[str],
 ) -> Result:
@@ -124,22 +135,70 @@ def evaluate(
         fetched_on_topic=[p["url"] for p, h in zip(pages, hits, strict=True) if h],
         curve=curve,
         pages=[{**page, "on_topic": hit} for page, hit in zip(pages, hits, strict=True)],
+        variant=variant,
     )
 
 
 def table(results: list[Result], budget: int) -> str:
     rows = [
-        f"| site | topic | strategy | harvest@{budget} | recall@{budget} "
+        f"| site | topic | strategy | variant | harvest@{budget} | recall@{budget} "
         "| stored on topic | on-topic stored |",
-        "|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         rows.append(
-            f"| {r.site} | {r.topic} | {r.strategy} | {r.harvest:.2f} | {r.recall:.2f} "
+            f"| {r.site} | {r.topic} | {r.strategy} | {r.variant or '—'} "
+            f"| {r.harvest:.2f} | {r.recall:.2f} "
             f"| {r.precision:.2f} ({r.stored_on_topic}/{r.stored}) "
             f"| {r.kept:.2f} ({r.stored_on_topic}/{r.on_topic}) |"
         )
     return "\n".join(rows)
+
+
+def parse_variant(spec: str) -> tuple[str, list[str]]:
+    """``NAME:SETTING=VALUE[,SETTING=VALUE]`` → ``(NAME, ["SETTING=VALUE", ...])``."""
+    name, _, rest = spec.partition(":")
+    settings = [item.strip() for item in rest.split(",") if item.strip()]
+    if not name.strip() or not settings or not all("=" in item for item in settings):
+        raise argparse.ArgumentTypeError(f"{spec!r}: expected NAME:SETTING=VALUE[,SETTING=VALUE]")
+    return name.strip(), settings
+
+
+def parse_variants(spec: str) -> list[tuple[str, list[str]]]:
+    """A JSON object (or a file holding one): variant name → ``{SETTING: value}``."""
+    path = Path(spec)
+    try:
+        text = path.read_text("utf-8") if path.is_file() else spec
+        variants = json.loads(text)
+    except (OSError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(f"--variants: not a JSON file or JSON: {exc}") from None
+    if not isinstance(variants, dict) or not all(
+        isinstance(settings, dict) and settings for settings in variants.values()
+    ):
+        raise argparse.ArgumentTypeError(
+            '--variants: expected {"NAME": {"SETTING": value, ...}, ...}'
+        )
+    return [
+        (name, [f"{key}={value}" for key, value in settings.items()])
+        for name, settings in variants.items()
+    ]
+
+
+def runs(
+    strategies: list[str], variants: list[tuple[str, list[str]]]
+) -> list[tuple[str, str, list[str]]]:
+    """(strategy, variant, settings) per crawl of a topic: each strategy as it is, then each
+    variant with the first strategy unless the variant sets ``TOPIC_STRATEGY`` itself."""
+    plain = [(strategy, "", []) for strategy in strategies]
+    varied = []
+    for name, settings in variants:
+        strategy = strategies[0]
+        for item in settings:
+            key, _, value = item.partition("=")
+            if key.strip() == "TOPIC_STRATEGY":
+                strategy = value.strip()
+        varied.append((strategy, name, settings))
+    return plain + varied
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -166,12 +225,35 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         help="extra Scrapy setting NAME=VALUE for every crawl",
     )
+    parser.add_argument(
+        "--variant",
+        dest="variants",
+        type=parse_variant,
+        action="append",
+        default=[],
+        metavar="NAME:SETTING=VALUE[,SETTING=VALUE]",
+        help="also run the first strategy with these settings, shown as NAME (repeatable)",
+    )
+    parser.add_argument(
+        "--variants",
+        dest="variant_sets",
+        type=parse_variants,
+        action="append",
+        default=[],
+        metavar="JSON",
+        help='variants as JSON or a JSON file: {"NAME": {"SETTING": value, ...}, ...}',
+    )
     args = parser.parse_args(argv)
+    variants = args.variants + [v for variant_set in args.variant_sets for v in variant_set]
+    strategies = args.strategies.split(",")
+    names = [*strategies, *(name for name, _ in variants)]
+    if len(set(names)) < len(names):
+        parser.error(f"variant names must differ from each other and the strategies: {names}")
 
     sites_dir = Path(args.sites)
     labels = json.loads(Path(args.labels or sites_dir / "labels.json").read_text("utf-8"))
     topics = json.loads(Path(args.topics).read_text("utf-8"))
-    strategies = args.strategies.split(",")
+    planned = runs(strategies, variants)
     results: list[Result] = []
     for site, site_labels in labels.items():
         if args.only and site not in args.only:
@@ -186,11 +268,12 @@ def main(argv: list[str] | None = None) -> int:
                     topics[site][topic],
                     topic,
                     strategy,
+                    variant,
                     args.budget,
-                    args.settings,
+                    args.settings + settings,
                 )
                 for topic in site_labels["topics"]
-                for strategy in strategies
+                for strategy, variant, settings in planned
             ]
             with ThreadPoolExecutor(max_workers=2) as pool:
                 results += pool.map(lambda job: evaluate(*job), jobs)
@@ -204,6 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     out.with_suffix(".json").write_text(
         json.dumps([r.__dict__ for r in results], ensure_ascii=False, indent=1), "utf-8"
     )
+    plot(results, out.with_suffix(".png"))
     return 0
 
 

@@ -13,5 +13,9 @@ class SeedError(TopicSpiderError, ValueError):
     """The seed list cannot be used; the message says where and why."""
 
 
+class SourceError(TopicSpiderError, ValueError):
+    """A sample page (file, folder or URL) cannot be read or has no text."""
+
+
 class ConfigError(TopicSpiderError, ValueError):
     """A setting has a value topicspider cannot use."""

@@ -63,6 +63,8 @@ TOPIC_PAGES_DIR = "pages"
 TOPIC_PROGRESS_INTERVAL = 30.0
 # If set, a JSON-lines file of every scored page in fetch order (url, relevance, accepted, ...).
 TOPIC_FETCH_LOG = ""
+# If set, a folder that gets harvest.png, report.md and report.json when the crawl ends.
+TOPIC_REPORT = ""
 
 # --- Scrapy components -----------------------------------------------------
 SCHEDULER = "topicspider.scheduler.TopicScheduler"
@@ -77,6 +79,7 @@ ITEM_PIPELINES = {
 EXTENSIONS = {
     "topicspider.extensions.progress.Progress": 500,
     "topicspider.extensions.fetchlog.FetchLog": 510,
+    "topicspider.extensions.report.Report": 520,
 }
 
 # --- Politeness and Scrapy defaults -----------------------------------------

@@ -1,0 +1,83 @@
+"""``make eval``'s pieces that need no crawl: variants, the table and the plot."""
+
+from __future__ import annotations
+
+import argparse
+import struct
+
+import pytest
+
+from evaluation.plot import plot, recall_curve
+from evaluation.run import Result, parse_variant, parse_variants, runs, table
+
+
+def result(site: str, topic: str, strategy: str, hits: list[bool], variant: str = "") -> Result:
+    found = [sum(hits[: n + 1]) for n in range(len(hits))]
+    return Result(
+        site=site,
+        topic=topic,
+        strategy=strategy,
+        budget=len(hits),
+        fetched=len(hits),
+        on_topic=sum(hits),
+        labelled=4,
+        stored=sum(hits),
+        stored_on_topic=sum(hits),
+        fetched_on_topic=[],
+        curve=[f / (n + 1) for n, f in enumerate(found)],
+        pages=[{"url": f"http://127.0.0.1/{n}", "on_topic": hit} for n, hit in enumerate(hits)],
+        variant=variant,
+    )
+
+
+RESULTS = [
+    result("docs", "asyncio", "best_first", [False, True, True, True, False, True]),
+    result("docs", "asyncio", "bfs", [False, False, False, True, False, True]),
+    result("docs", "asyncio", "best_first", [False, True, False, True, False, False], "no-tunnel"),
+    result("手册", "安全 (security)", "best_first", [True, True, False, False, False, False]),
+    result("手册", "安全 (security)", "bfs", [False, False, False, False, False, True]),
+]
+
+
+def test_plot_writes_one_panel_per_site_and_topic(tmp_path):
+    out = tmp_path / "eval.png"
+    plot(RESULTS, out)
+    data = out.read_bytes()
+    assert data.startswith(b"\x89PNG\r\n\x1a\n")
+    width, height = struct.unpack(">II", data[16:24])
+    assert (width, height) == (1000, 420)  # two panels side by side
+    assert len(data) > 10_000
+
+
+def test_recall_counts_labelled_pages_found_so_far():
+    assert list(recall_curve(RESULTS[0])) == [0.0, 0.25, 0.5, 0.75, 0.75, 1.0]
+
+
+def test_table_has_a_variant_column():
+    rows = table(RESULTS, 6).splitlines()
+    assert rows[0].startswith("| site | topic | strategy | variant | harvest@6 | recall@6 ")
+    assert rows[2].startswith("| docs | asyncio | best_first | — | 0.67 | 1.00 ")
+    assert rows[4].startswith("| docs | asyncio | best_first | no-tunnel | 0.33 | 0.50 ")
+
+
+def test_variants_from_the_command_line_and_json(tmp_path):
+    assert parse_variant("no-tunnel:TOPIC_TUNNEL_DEPTH=0") == (
+        "no-tunnel",
+        ["TOPIC_TUNNEL_DEPTH=0"],
+    )
+    assert parse_variant("x: A=1 , B=2") == ("x", ["A=1", "B=2"])
+    for bad in ("no-settings", "x:", ":A=1", "x:A"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            parse_variant(bad)
+    spec = '{"dfs": {"TOPIC_STRATEGY": "dfs", "TOPIC_TUNNEL_DEPTH": 1}}'
+    assert parse_variants(spec) == [("dfs", ["TOPIC_STRATEGY=dfs", "TOPIC_TUNNEL_DEPTH=1"])]
+    (tmp_path / "variants.json").write_text(spec)
+    assert parse_variants(str(tmp_path / "variants.json")) == parse_variants(spec)
+    with pytest.raises(argparse.ArgumentTypeError):
+        parse_variants('{"x": 1}')
+    assert runs(["best_first", "bfs"], [*parse_variants(spec), ("a", ["A=1"])]) == [
+        ("best_first", "", []),
+        ("bfs", "", []),
+        ("dfs", "dfs", ["TOPIC_STRATEGY=dfs", "TOPIC_TUNNEL_DEPTH=1"]),
+        ("best_first", "a", ["A=1"]),
+    ]

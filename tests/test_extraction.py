@@ -1,0 +1,63 @@
+"""Keyword extraction without a crawler: counting, idf and ranking on plain values."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from topicspider.extraction import (
+    background_idf,
+    default_idf,
+    html_terms,
+    rank_terms,
+    scale_weights,
+    term_counts,
+)
+
+
+def test_terms_are_counted_as_the_crawler_counts_them():
+    counts = term_counts("足球比赛", "Football leagues and the match", title_weight=3.0)
+    assert counts["足球比赛"] == 3.0
+    assert counts["足球"] == 3.0  # a sub-word of the compound, as the crawler scores it
+    assert counts["league"] == 1.0  # English plurals folded
+    assert "the" not in counts
+    assert all(len(term) > 1 for term in counts)
+
+
+def test_html_terms_decode_any_charset_and_skip_scripts():
+    page = "<title>足球</title><body><p>球队赢了比赛</p><script>var x</script></body>"
+    counts = html_terms(page.encode("gbk"), "http://127.0.0.1/a.html")
+    assert counts["足球"] == 3.0
+    assert counts["球队"] == 1.0
+    assert "var" not in counts
+    xml = '<?xml version="1.0" encoding="utf-8"?><html><body>league</body></html>'
+    assert html_terms(xml.encode(), "http://127.0.0.1/b.html") == Counter(league=1.0)
+    assert html_terms(b"   ", "http://127.0.0.1/c.html") == Counter()
+
+
+def test_background_idf_rules_out_words_found_on_every_off_topic_page():
+    samples = [Counter(football=2, home=1), Counter(football=1, league=1, home=1)]
+    background = [Counter(home=1, recipe=2), Counter(home=1, stock=1)]
+    ranked = rank_terms(samples, background_idf(background), top=10)
+    assert [term for term, _ in ranked] == ["football", "league"]
+
+
+def test_default_idf_uses_jiebas_table_for_chinese():
+    idf = default_idf([Counter(football=1), Counter(football=1, league=1)])
+    assert idf("的") < idf("足球") < idf("一个jieba不认识的词")
+    assert idf("football") < idf("league")  # in every sample: more likely boilerplate
+
+
+@pytest.mark.parametrize(
+    ("ranked", "scaled"),
+    [
+        (
+            [("足球", 0.42), ("比赛", 0.21), ("球迷", 0.001)],
+            [("足球", 3.0), ("比赛", 1.5), ("球迷", 0.1)],
+        ),
+        ([], []),
+    ],
+)
+def test_weights_are_scaled_to_a_readable_range(ranked, scaled):
+    assert scale_weights(ranked) == scaled

@@ -1,0 +1,128 @@
+"""Keyword extraction: the terms that set sample on-topic pages apart from other text.
+
+Pages are counted exactly as the crawler counts them (same tokenizer, sub-words of
+Chinese compounds, the title weighted against the body) so that an extracted term is
+one the crawler can match. Terms are ranked by tf-idf summed over the samples: tf is
+a term's share of one sample, so every sample weighs the same; idf comes from
+background (off-topic) pages when there are some, otherwise from jieba's bundled idf
+table for Chinese terms and from the samples themselves for other terms.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable
+
+from lxml import etree
+
+from topicspider.charset import decode
+from topicspider.text import extract_page, parse_html, subwords, tokenize
+
+__all__ = [
+    "background_idf",
+    "default_idf",
+    "html_terms",
+    "rank_terms",
+    "scale_weights",
+    "term_counts",
+    "text_terms",
+]
+
+#: A term's inverse document frequency.
+Idf = Callable[[str], float]
+
+_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+
+
+def term_counts(title: str, body: str, *, title_weight: float = 3.0) -> Counter[str]:
+    """A page's terms as the crawler counts them: tokens plus the dictionary words inside
+    Chinese compounds, the title counting ``title_weight`` times the body. Single
+    characters are left out: they match too much to be keywords."""
+    counts: Counter[str] = Counter()
+    for text, weight in ((body, 1.0), (title, title_weight)):
+        for token in tokenize(text):
+            for term in (token, *subwords(token)):
+                if len(term) > 1:
+                    counts[term] += weight
+    return counts
+
+
+def html_terms(
+    data: bytes, url: str, content_type: str | None = None, *, title_weight: float = 3.0
+) -> Counter[str]:
+    """Terms of an HTML page's title and visible body, whatever its encoding."""
+    _, markup = decode(data, content_type)
+    try:
+        # lxml refuses a decoded string that still declares an encoding.
+        root = parse_html(_XML_DECLARATION.sub("", markup, count=1))
+    except (etree.ParserError, ValueError):
+        return Counter()  # nothing lxml can read: no text
+    page = extract_page(root, url)
+    return term_counts(page.title, page.body, title_weight=title_weight)
+
+
+def text_terms(data: bytes) -> Counter[str]:
+    """Terms of a plain-text sample."""
+    return term_counts("", decode(data, "text/plain")[1])
+
+
+def background_idf(documents: Iterable[Counter[str]]) -> Idf:
+    """idf = ln((N + 1) / (df + 1)) over N background pages: a term found on every
+    off-topic page (navigation, the site's name) gets 0 and can never be a keyword."""
+    df: Counter[str] = Counter()
+    total = 0
+    for document in documents:
+        total += 1
+        df.update(document.keys())
+    return lambda term: math.log((total + 1) / (df[term] + 1))
+
+
+def default_idf(samples: list[Counter[str]]) -> Idf:
+    """idf without background pages: jieba's idf table for terms with Chinese characters
+    (unknown words get its median); other terms get a document-frequency estimate from
+    the samples, on the same scale (a term in one sample counts as a word jieba does not
+    know), so that boilerplate repeated on every sample ranks lower."""
+    from jieba.analyse import TFIDF  # loads a 6 MB table: only when it is needed
+
+    table = TFIDF()
+    idf_freq, median = table.idf_freq, table.median_idf
+    df: Counter[str] = Counter()
+    for document in samples:
+        df.update(document.keys())
+    total = len(samples)
+    rarest = 1.0 + math.log((total + 1) / 2)
+
+    def idf(term: str) -> float:
+        if _HAN.search(term):
+            return idf_freq.get(term, median)
+        return median * (1.0 + math.log((total + 1) / (df[term] + 1))) / rarest
+
+    return idf
+
+
+def rank_terms(samples: list[Counter[str]], idf: Idf, top: int) -> list[tuple[str, float]]:
+    """The ``top`` terms by tf-idf summed over the samples, best first (ties by term)."""
+    scores: Counter[str] = Counter()
+    for counts in samples:
+        length = sum(counts.values())
+        for term, count in counts.items():
+            scores[term] += count / length
+    ranked = [(term, tf * idf(term)) for term, tf in scores.items()]
+    ranked = [(term, score) for term, score in ranked if score > 0]
+    ranked.sort(key=lambda pair: (-pair[1], pair[0]))
+    return ranked[:top]
+
+
+def scale_weights(ranked: list[tuple[str, float]], best: float = 3.0) -> list[tuple[str, float]]:
+    """Weights a person can read and edit: the best term gets ``best``, one decimal, at least 0.1.
+
+    >>> scale_weights([("足球", 0.42), ("比赛", 0.21), ("球迷", 0.001)])
+    [('足球', 3.0), ('比赛', 1.5), ('球迷', 0.1)]
+    """
+    if not ranked:
+        return []
+    top = ranked[0][1]
+    return [(term, max(round(best * score / top, 1), 0.1)) for term, score in ranked]
