@@ -1,6 +1,8 @@
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from topicspider.keywords import KeywordError, load_keywords, parse_inline, parse_keyword_file
 
@@ -77,3 +79,44 @@ def test_unknown_name_lists_available_topics():
 def test_to_text_round_trips(tmp_path):
     vector = parse_inline("足球:3,world cup:2")
     assert parse_keyword_file(write(tmp_path, vector.to_text())) == vector
+
+
+_TERM = st.text(
+    alphabet=st.characters(categories=("L", "N"), include_characters="足球比赛 -"),
+    min_size=1,
+    max_size=12,
+).filter(lambda term: any(ch.isalnum() for ch in term))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(_TERM, st.floats(min_value=0.01, max_value=1000), min_size=1, max_size=8))
+def test_any_written_keyword_file_parses_back(tmp_path_factory, weights):
+    """Whatever terms and positive weights a file holds, it parses, and every weight survives."""
+    path = tmp_path_factory.mktemp("kw") / "topic.txt"
+    path.write_text("".join(f"{term} {weight!r}\n" for term, weight in weights.items()), "utf-8")
+    try:
+        vector = parse_keyword_file(path)
+    except KeywordError as error:
+        refused = str(error)
+    else:
+        refused = ""
+    if refused:
+        # Only a term made of stop words or digits alone may be refused, and it is named.
+        assert "has no word characters" in refused
+        return
+    assert all(weight > 0 for weight in vector.weights.values())
+    assert sum(vector.weights.values()) <= sum(weights.values()) * (1 + 1e-9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_arbitrary_lines_parse_or_fail_with_file_and_line(tmp_path_factory, text):
+    path = tmp_path_factory.mktemp("kw") / "topic.txt"
+    path.write_text(text, "utf-8", newline="")
+    try:
+        parse_keyword_file(path)
+    except KeywordError as error:
+        refused = str(error)
+    else:
+        refused = str(path)
+    assert str(path) in refused

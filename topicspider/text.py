@@ -16,6 +16,7 @@ from importlib import resources
 from urllib.parse import unquote, urljoin, urlsplit
 
 import jieba
+from lxml import etree
 from lxml import html as lxml_html
 from w3lib.html import strip_html5_whitespace
 from w3lib.url import canonicalize_url
@@ -201,7 +202,11 @@ def url_words(url: str) -> str:
 
 
 def parse_html(markup: str | bytes) -> lxml_html.HtmlElement:
-    return lxml_html.document_fromstring(markup or "<html></html>")
+    """An lxml document; markup with no element at all (``</a>``) gives an empty one."""
+    try:
+        return lxml_html.document_fromstring(markup or "<html></html>")
+    except etree.ParserError:
+        return lxml_html.document_fromstring("<html></html>")
 
 
 def _text_of(element: lxml_html.HtmlElement) -> str:
