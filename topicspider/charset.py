@@ -85,14 +85,15 @@ def _decode(sample: bytes, encoding: str, final: bool) -> tuple[str, int]:
 def _fits(sample: bytes, encoding: str, final: bool) -> bool:
     """Whether a declared ``encoding`` is believable for ``sample``.
 
-    Up to one error per hundred non-ASCII bytes is forgiven (a stray byte in a
-    real page). Non-ASCII bytes that are valid UTF-8 are UTF-8, whatever the
+    Up to one error per twenty non-ASCII bytes is forgiven (a stray byte, or a
+    snippet pasted in another encoding, in a real page; a wrong declaration
+    fails on most characters). Non-ASCII bytes that are valid UTF-8 are UTF-8, whatever the
     declaration says; and a GB Chinese body is not the Latin-1 that server
     defaults send in the header.
     """
     errors = _decode(sample, encoding, final)[1]
     high = len(sample.translate(None, _ASCII))
-    if errors > high // 100:
+    if errors > high // 20:
         return False
     if encoding != "utf-8" and high and _decode(sample, "utf-8", final)[1] == 0:
         return False

@@ -13,6 +13,7 @@ from scrapy import Request, Spider, signals
 from scrapy.http import TextResponse
 from scrapy.link import Link
 from scrapy.linkextractors import LinkExtractor
+from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.response import get_base_url
 
 from topicspider.charset import decode
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
 
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
+    from twisted.python.failure import Failure
     from typing_extensions import Self
 
 logger = logging.getLogger(__name__)
@@ -179,7 +181,7 @@ class TopicSpider(Spider):
 
     async def start(self) -> AsyncIterator[Request]:
         for url in self.seeds:
-            yield Request(url, meta={SCORE_KEY: SEED_SCORE, TUNNEL_KEY: 0})
+            yield Request(url, meta={SCORE_KEY: SEED_SCORE, TUNNEL_KEY: 0}, errback=self.failed)
 
     def parse(self, response: Any) -> Iterator[PageItem | Request]:
         stats = self.crawler.stats
@@ -249,6 +251,7 @@ class TopicSpider(Spider):
             for score, features, link in links:
                 yield Request(
                     link.url,
+                    errback=self.failed,
                     meta={
                         SCORE_KEY: score,
                         TUNNEL_KEY: tunnel,
@@ -256,6 +259,16 @@ class TopicSpider(Spider):
                         FEATURES_KEY: features,
                     },
                 )
+
+    def failed(self, failure: Failure) -> None:
+        """A request that got no page: one log line and a stat naming why, not a traceback."""
+        request = failure.request  # type: ignore[attr-defined]
+        reason = failure.type.__name__ if failure.type else "Unknown"
+        if failure.check(HttpError):
+            reason = f"{reason}/{failure.value.response.status}"
+        self.crawler.stats.inc_value(f"topic/failed/{reason}")
+        level = logging.WARNING if request.meta.get("depth", 0) == 0 else logging.INFO
+        logger.log(level, "Not fetched %s: %s", request.url, failure.getErrorMessage())
 
     def _is_duplicate(self, tokens: list[str]) -> bool:
         """Whether a page already stored has (nearly) the same text; if not, remember this one."""

@@ -1,0 +1,168 @@
+"""Hostile and broken pages: the crawl goes on and says in its stats why a page was skipped."""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from tests.test_spider import paths, read_jsonl, scrapy
+
+ARTICLE = "昨晚的足球比赛非常精彩，两队在上半场互有攻守，下半场主队连进两球锁定胜局。" * 3
+BIG = 50 * 1024 * 1024
+
+
+def html(title: str, body: str, charset: str = "utf-8") -> bytes:
+    return (
+        f'<html><head><meta charset="{charset}"><title>{title}</title></head>'
+        f"<body><p>{ARTICLE}</p>{body}</body></html>"
+    ).encode(charset)
+
+
+def hostile_links() -> str:
+    long_path = "a" * 3000
+    return "".join(
+        f'<p>足球比赛 <a href="{href}">足球比赛链接</a></p>'
+        for href in (
+            "/wrong-charset.html",
+            "/mixed.html",
+            "/binary.html",
+            "/big.html",
+            "/truncated.html",
+            "/redirect-loop",
+            "/meta-loop.html",
+            "/many-links.html",
+            "javascript:alert(1)",
+            "data:text/html,<p>足球</p>",
+            "mailto:editor@example.invalid",
+            f"/{long_path}.html",
+            "/gbk-page.html",
+        )
+    )
+
+
+class Hostile(BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def send(self, body: bytes, content_type: str = "text/html", status: int = 200, **headers):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def do_GET(self):
+        path = self.path
+        if path == "/robots.txt":
+            self.send(b"User-agent: *\nAllow: /\n", "text/plain")
+        elif path == "/index.html":
+            self.send(html("足球比赛", hostile_links()))
+        elif path == "/wrong-charset.html":
+            # GBK bytes, declared UTF-8 in the header and the page.
+            self.send(
+                html("足球比赛回顾", "", "gbk").replace(b"gbk", b"utf-8"),
+                "text/html; charset=utf-8",
+            )
+        elif path == "/gbk-page.html":
+            self.send(html("足球联赛新闻", "", "gbk"), "text/html")
+        elif path == "/mixed.html":
+            self.send(html("足球比赛", "").replace(b"</p>", "混合编码的比赛</p>".encode("gbk")))
+        elif path == "/binary.html":
+            self.send(random.Random(1).randbytes(20000))
+        elif path == "/big.html":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(BIG))
+            self.end_headers()
+            chunk = b"<p>" + "足球".encode() * 10000 + b"</p>"
+            try:
+                for _ in range(BIG // len(chunk)):
+                    self.wfile.write(chunk)
+            except OSError:
+                pass  # the crawler hung up: what it should do
+        elif path == "/truncated.html":
+            self.send(html("足球比赛", "<div><p><a href='/index.html'>首页")[:-40])
+        elif path == "/redirect-loop":
+            self.send(b"", status=302, Location="/redirect-loop")
+        elif path == "/meta-loop.html":
+            self.send(
+                b'<html><head><meta http-equiv="refresh" content="0; url=/meta-loop.html">'
+                b"</head><body>football</body></html>"
+            )
+        elif path == "/many-links.html":
+            links = "".join(f'<a href="/page-{i}.html">比赛{i}</a> ' for i in range(10000))
+            self.send(html("足球比赛索引", f"<div>{links}</div>"))
+        else:
+            self.send(b"not found", "text/plain", status=404)
+
+    do_HEAD = do_GET
+
+
+@pytest.fixture(scope="module")
+def hostile_url():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Hostile)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def _stats(dump: str) -> dict:
+    stats = {}
+    for line in dump.splitlines():
+        line = line.strip(" {},")
+        if line.startswith("'") and "':" in line:
+            key, value = line.split("':", 1)
+            stats[key.strip("'")] = value.strip()
+    return stats
+
+
+def test_hostile_pages_are_skipped_with_reasons_and_the_crawl_goes_on(hostile_url, tmp_path):
+    result = scrapy(
+        "crawl",
+        "topic",
+        "-a",
+        f"seeds={hostile_url}/index.html",
+        "-a",
+        "keywords=足球:3,比赛:2",
+        "-s",
+        f"TOPIC_PAGES_DIR={tmp_path / 'pages'}",
+        "-s",
+        f"TOPIC_FETCH_LOG={tmp_path / 'f.jsonl'}",
+        "-s",
+        "CLOSESPIDER_PAGECOUNT=60",
+        "-s",
+        "TOPIC_DUPLICATE_DISTANCE=-1",  # the hostile pages share one article
+        "-s",
+        "RETRY_TIMES=0",
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Traceback" not in result.stderr
+    stats = _stats(result.stderr.split("Dumping Scrapy stats:", 1)[1])
+    assert int(stats["topic/skipped/binary"]) == 1
+    assert int(stats["topic/links_truncated"]) == 1
+    assert int(stats["topic/failed/DownloadCancelledError"]) == 1  # the 50 MB page
+    assert int(stats["topic/failed/HttpError/404"]) >= 1
+    assert "downloader/exception_type_count/scrapy.exceptions.IgnoreRequest" in stats or (
+        "Cancelling download" in result.stderr or "maxsize" in result.stderr.lower()
+    )
+    assert "redirect" in result.stderr.lower()  # the loop is given up on, and said so
+    assert int(stats.get("urllength/request_ignored_count", 0)) >= 1
+    fetched = set(paths(read_jsonl(tmp_path / "f.jsonl")))
+    assert "/big.html" not in fetched
+    stored = {
+        row["url"].rsplit("/", 1)[1]: row for row in read_jsonl(tmp_path / "pages" / "index.jsonl")
+    }
+    assert stored["wrong-charset.html"]["charset"] == "gb18030"
+    assert stored["wrong-charset.html"]["title"] == "足球比赛回顾"
+    assert stored["gbk-page.html"]["title"] == "足球联赛新闻"
+    assert "mixed.html" in stored
+    assert "truncated.html" in stored
+    assert not any(name.startswith(("javascript", "data", "mailto")) for name in stored)
+    assert os.path.getsize(tmp_path / "pages" / "index.jsonl") < 1_000_000
