@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 SCRAPY := $(VENV)/bin/scrapy
 STAMP := $(VENV)/.installed
 
-.PHONY: install system-deps fonts test lint demo eval clean
+.PHONY: install system-deps fonts test lint demo eval clean deploy scrapyd-up scrapyd-down
 
 install: $(STAMP)
 
@@ -45,6 +45,22 @@ demo: install
 
 eval: install fonts
 	$(PY) -m evaluation.run $(EVAL_ARGS)
+
+# A local scrapyd on 127.0.0.1 for development (folder, log and pid file in $(SCRAPYD_DIR)),
+# and deploying the project to the [deploy] target in scrapy.cfg (DEPLOY_TARGET=name for another).
+SCRAPYD_DIR ?= .run/scrapyd
+SCRAPYD_PORT ?= 6800
+DEPLOY_TARGET ?= default
+
+scrapyd-up: install
+	$(PY) -m deploy.scrapyd up --dir $(SCRAPYD_DIR) --port $(SCRAPYD_PORT)
+
+scrapyd-down:
+	$(PY) -m deploy.scrapyd down --dir $(SCRAPYD_DIR)
+
+deploy: install
+	$(VENV)/bin/scrapyd-deploy $(DEPLOY_TARGET)
+	rm -rf build topicspider.egg-info
 
 clean:
 	rm -rf pages report .pytest_cache

@@ -1,3 +1,4 @@
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -74,6 +75,16 @@ def test_bundled_name_resolves_in_keywords_dir():
 def test_unknown_name_lists_available_topics():
     with pytest.raises(KeywordError, match=r"available: .*sports"):
         load_keywords("nosuchtopic")
+
+
+def test_bundled_names_resolve_inside_a_zipped_egg(tmp_path):
+    egg = tmp_path / "project.egg"
+    with zipfile.ZipFile(egg, "w") as archive:
+        archive.write(ROOT / "keywords" / "sports.txt", "topicspider/keywords/sports.txt")
+    bundled = zipfile.Path(egg, "topicspider/keywords/")
+    assert load_keywords("sports", bundled) == parse_keyword_file(ROOT / "keywords" / "sports.txt")
+    with pytest.raises(KeywordError, match=r"available: sports\)"):
+        load_keywords("nosuchtopic", bundled)
 
 
 def test_to_text_round_trips(tmp_path):

@@ -13,9 +13,13 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from topicspider.exceptions import KeywordError
 from topicspider.text import normalize_term
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 __all__ = ["KeywordError", "KeywordVector", "load_keywords", "parse_inline", "parse_keyword_file"]
 
@@ -61,8 +65,11 @@ def _add(weights: dict[str, float], term: str, weight: float, where: str) -> Non
     weights[normalized] = weights.get(normalized, 0.0) + weight
 
 
-def parse_keyword_file(path: Path) -> KeywordVector:
-    """Parse a keyword file; a term may contain spaces, the weight is the last field."""
+def parse_keyword_file(path: Traversable) -> KeywordVector:
+    """Parse a keyword file; a term may contain spaces, the weight is the last field.
+
+    ``path`` may also be a resource inside a zipped egg (see :func:`bundled_keywords_dir`).
+    """
     try:
         content = path.read_bytes().decode("utf-8-sig")
     except OSError as exc:
@@ -101,15 +108,27 @@ def parse_inline(spec: str) -> KeywordVector:
     return KeywordVector(weights)
 
 
-def bundled_keywords_dir() -> Path:
-    """``keywords/`` of the checkout, or the copy packaged inside the egg/wheel."""
+def bundled_keywords_dir() -> Traversable:
+    """``keywords/`` of the checkout, or the copy ``setup.py`` packs into the egg or wheel.
+
+    Inside an egg the copy is a zipped resource, not a folder: read it through
+    the returned object (``/``, ``is_file``, ``read_bytes``, ``iterdir``), never ``open()``.
+    """
     checkout = Path(__file__).resolve().parent.parent / "keywords"
     if checkout.is_dir():
         return checkout
-    return Path(str(resources.files("topicspider") / "keywords"))
+    return resources.files("topicspider").joinpath("keywords")
 
 
-def load_keywords(spec: str, keywords_dir: Path | None = None) -> KeywordVector:
+def _topic_names(directory: Traversable) -> list[str]:
+    """The bundled topic names; none if ``directory`` is missing."""
+    if not directory.is_dir():
+        return []
+    names = (entry.name for entry in directory.iterdir())
+    return sorted(name.removesuffix(".txt") for name in names if name.endswith(".txt"))
+
+
+def load_keywords(spec: str, keywords_dir: Traversable | None = None) -> KeywordVector:
     """Resolve a ``-a keywords=`` value: a file path, a bundled name, or inline terms."""
     spec = spec.strip()
     if not spec:
@@ -125,8 +144,9 @@ def load_keywords(spec: str, keywords_dir: Path | None = None) -> KeywordVector:
     if ":" in spec or "," in spec:
         return parse_inline(spec)
     if path.suffix == ".txt" or "/" in spec or "\\" in spec:
-        raise KeywordError(f"{spec}: keyword file not found")
-    available = ", ".join(sorted(p.stem for p in directory.glob("*.txt"))) or "none"
+        where = "" if path.is_absolute() else f" (relative to {Path.cwd()})"
+        raise KeywordError(f"{spec}: keyword file not found{where}")
+    available = ", ".join(_topic_names(directory)) or "none"
     raise KeywordError(
         f"keywords {spec!r}: no such file, no keywords/{spec}.txt (available: {available}),"
         " and not 'term:weight,...'"

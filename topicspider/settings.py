@@ -58,6 +58,11 @@ TOPIC_MAX_PAGES_PER_HOST = 0
 # Accepted pages are written here as raw bytes, with an index.jsonl beside them.
 TOPIC_PAGES_DIR = "pages"
 
+# --- scrapyd ----------------------------------------------------------------
+# Under scrapyd (it passes the job id as the spider argument _job), each job stores its
+# pages and index.jsonl in TOPIC_PAGES_DIR/<job id>, so jobs running at once never mix.
+TOPIC_PAGES_PER_JOB = True
+
 # --- Progress --------------------------------------------------------------
 # Seconds between progress log lines (0 turns them off).
 TOPIC_PROGRESS_INTERVAL = 30.0

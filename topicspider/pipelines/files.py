@@ -15,6 +15,7 @@ from itemadapter import ItemAdapter
 from scrapy.exceptions import CloseSpider, DropItem, NotConfigured
 from scrapy.utils.defer import deferred_from_coro
 
+from topicspider.exceptions import ConfigError
 from topicspider.paths import INDEX_NAME, url_to_path
 
 if TYPE_CHECKING:
@@ -32,6 +33,8 @@ logger = logging.getLogger(__name__)
 #: Item fields written to each line of the index.
 INDEX_FIELDS = ("url", "title", "relevance", "depth", "charset", "path", "parent_url", "fetched_at")
 CLOSE_REASON = "pages_dir_error"
+#: The spider argument in which scrapyd passes the job id.
+SCRAPYD_JOB_ARGUMENT = "_job"
 
 
 class PagesDirError(CloseSpider):
@@ -48,6 +51,13 @@ class PagesDirError(CloseSpider):
         return self.message
 
 
+def _job_folder(job: str) -> str:
+    """A scrapyd job id as one folder name; scrapyd itself refuses ids that are not."""
+    if Path(job).name != job or job == "..":
+        raise ConfigError(f"scrapyd job id {job!r} cannot be a folder name (TOPIC_PAGES_PER_JOB)")
+    return job
+
+
 class FilesystemPipeline:
     """Write each page's body to ``TOPIC_PAGES_DIR``/:func:`~topicspider.paths.url_to_path`,
     set the item's ``path``, and append a JSON line about it to ``index.jsonl``.
@@ -57,6 +67,10 @@ class FilesystemPipeline:
     leaves no half page and no half line, and every indexed page is whole.
     When the folder cannot be written the spider is closed (reason
     ``pages_dir_error``). An empty ``TOPIC_PAGES_DIR`` turns the pipeline off.
+
+    Under scrapyd, which starts every job in the same working directory (its own), each job
+    writes to ``TOPIC_PAGES_DIR/<job id>`` (unless ``TOPIC_PAGES_PER_JOB`` is off),
+    so crawls running side by side never share a folder or an index.
     """
 
     def __init__(
@@ -78,6 +92,9 @@ class FilesystemPipeline:
         pages_dir = crawler.settings.get("TOPIC_PAGES_DIR")
         if not pages_dir:
             raise NotConfigured("TOPIC_PAGES_DIR is empty")
+        job = getattr(crawler.spider, SCRAPYD_JOB_ARGUMENT, None)
+        if job and crawler.settings.getbool("TOPIC_PAGES_PER_JOB"):
+            pages_dir = Path(pages_dir, _job_folder(job))
         return cls(pages_dir, crawler.stats, crawler)
 
     def open_spider(self, spider: Spider | None = None) -> None:
