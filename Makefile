@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 SCRAPY := $(VENV)/bin/scrapy
 STAMP := $(VENV)/.installed
 
-.PHONY: install system-deps test lint demo eval clean
+.PHONY: install system-deps test lint demo eval clean mysql-up mysql-down
 
 install: $(STAMP)
 
@@ -38,6 +38,16 @@ demo: install
 
 eval: install
 	$(PY) -m evaluation.run $(EVAL_ARGS)
+
+# A throwaway MariaDB for development: data, socket and log in $(MYSQL_DIR), its own port.
+MYSQL_DIR ?= .run/mysql
+MYSQL_PORT ?= 0
+
+mysql-up: install system-deps
+	$(PY) -m demo.mariadb up --dir $(MYSQL_DIR) --port $(MYSQL_PORT)
+
+mysql-down: install
+	$(PY) -m demo.mariadb down --dir $(MYSQL_DIR)
 
 clean:
 	rm -rf pages report .pytest_cache
