@@ -25,6 +25,14 @@ def site_url(site: SiteInfo) -> Iterator[str]:
     server.server_close()
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _no_mysql_url_from_the_environment() -> Iterator[None]:
+    """A developer's TOPICSPIDER_MYSQL_URL must not send every test crawl to their database."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("TOPICSPIDER_MYSQL_URL", raising=False)
+        yield
+
+
 @pytest.fixture(scope="session")
 def mysql_password() -> str:
     """The password of the tests' MariaDB user: characters a URL must quote, and a string no
