@@ -146,7 +146,7 @@ class MariaDB:
 
     def stop(self, timeout: float = 60) -> None:
         """Shut the server down cleanly (SIGTERM), killing it if it takes too long."""
-        pid = self._pid()
+        pid = self.pid
         if pid is None:
             return
         with suppress(ProcessLookupError):
@@ -162,7 +162,7 @@ class MariaDB:
             self.process = None
 
     def running(self) -> bool:
-        pid = self._pid()
+        pid = self.pid
         return pid is not None and self._alive(pid)
 
     def admin(self) -> pymysql.connections.Connection:
@@ -178,7 +178,9 @@ class MariaDB:
             cursor.execute(f"GRANT ALL ON `{name}`.* TO %s@'127.0.0.1'", (self.user,))
         return self.url(name)
 
-    def _pid(self) -> int | None:
+    @property
+    def pid(self) -> int | None:
+        """The server's process id, if it was started."""
         if self.process is not None:
             return self.process.pid
         try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import doctest
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -17,6 +18,7 @@ from urllib.request import urlopen
 
 import pymysql
 import pytest
+from pymysql.cursors import RE_INSERT_VALUES
 from scrapy.exceptions import NotConfigured
 from scrapy.http import HtmlResponse
 from scrapy.utils.response import get_base_url
@@ -296,6 +298,11 @@ def test_rows_an_earlier_crawl_left_in_the_spool_are_written_first(tmp_path, mys
     assert list((tmp_path / "spool").glob("*.jsonl")) == []
 
 
+def test_upserts_go_as_multi_row_statements():
+    for table in schema.TABLES.values():
+        assert RE_INSERT_VALUES.match(table.upsert), "executemany would send one row at a time"
+
+
 def test_without_mysql_url_the_pipeline_is_off():
     with pytest.raises(NotConfigured):
         MySQLPipeline.from_crawler(get_crawler(settings_dict={"MYSQL_URL": ""}))
@@ -525,6 +532,29 @@ def test_database_lost_mid_crawl_every_page_arrives(site, site_url, tmp_path, lo
     assert log.count("The crawl goes on; rows wait in") == 1
     assert "is back" in log
     assert list((tmp_path / "spool").glob("*.jsonl")) == []
+
+
+def test_a_hanging_database_does_not_hold_up_the_crawl(site, site_url, tmp_path, lost_mariadb):
+    lost_mariadb.start()
+    mysql_url = lost_mariadb.create_database("hanging")
+    crawl = start_slow_crawl(site, site_url, tmp_path, mysql_url)
+    try:
+        wait_for(lambda: stored_count(mysql_url) >= 2, what="the first rows")
+        os.kill(lost_mariadb.pid, signal.SIGSTOP)  # writes now wait, without an error
+        try:
+            fetched = len(read_jsonl(tmp_path / "fetch.jsonl"))
+            wait_for(
+                lambda: len(read_jsonl(tmp_path / "fetch.jsonl")) >= fetched + 8,
+                what="pages fetched while the database hangs",
+            )
+        finally:
+            os.kill(lost_mariadb.pid, signal.SIGCONT)
+        assert crawl.wait(timeout=120) == 0
+    finally:
+        crawl.kill()
+    log = (tmp_path / "crawl.log").read_text("utf-8")
+    assert_rows_equal_index(mysql_url, tmp_path / "pages")
+    assert "mysql/errors" not in stats_from(log)
 
 
 def test_what_the_database_never_took_is_replayed_by_command(
