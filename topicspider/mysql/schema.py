@@ -86,7 +86,10 @@ class Table:
         )
 
     def parameters(self, record: Mapping[str, Any]) -> tuple[Any, ...]:
-        hashes = (hashlib.sha1(record[name].encode()).digest() for name in self.hashed)  # noqa: S324 - a key, not a secret
+        hashes = (
+            hashlib.sha1(record[name].encode(), usedforsecurity=False).digest()
+            for name in self.hashed
+        )
         return (*hashes, *(record[name] for name in self.fields))
 
 
