@@ -5,7 +5,8 @@ PY := $(VENV)/bin/python
 SCRAPY := $(VENV)/bin/scrapy
 STAMP := $(VENV)/.installed
 
-.PHONY: install system-deps fonts test lint demo eval clean deploy scrapyd-up scrapyd-down
+.PHONY: install system-deps fonts test lint demo eval clean deploy scrapyd-up scrapyd-down \
+	mysql-up mysql-down
 
 install: $(STAMP)
 
@@ -61,6 +62,16 @@ scrapyd-down:
 deploy: install
 	$(VENV)/bin/scrapyd-deploy $(DEPLOY_TARGET)
 	rm -rf build topicspider.egg-info
+
+# A throwaway MariaDB for development: data, socket and log in $(MYSQL_DIR), its own port.
+MYSQL_DIR ?= .run/mysql
+MYSQL_PORT ?= 0
+
+mysql-up: install system-deps
+	$(PY) -m demo.mariadb up --dir $(MYSQL_DIR) --port $(MYSQL_PORT)
+
+mysql-down: install
+	$(PY) -m demo.mariadb down --dir $(MYSQL_DIR)
 
 clean:
 	rm -rf pages report .pytest_cache

@@ -1,11 +1,14 @@
-"""Session fixtures: the demo site, written once and served on a free local port."""
+"""Session fixtures: the demo site, written once and served on a free local port; a MariaDB."""
 
 from __future__ import annotations
 
+import shutil
+import uuid
 from collections.abc import Iterator
 
 import pytest
 
+from demo.mariadb import MariaDB
 from demo.site import SiteInfo, serve, write_site
 
 
@@ -20,3 +23,34 @@ def site_url(site: SiteInfo) -> Iterator[str]:
     yield url
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_mysql_url_from_the_environment() -> Iterator[None]:
+    """A developer's TOPICSPIDER_MYSQL_URL must not send every test crawl to their database."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("TOPICSPIDER_MYSQL_URL", raising=False)
+        yield
+
+
+@pytest.fixture(scope="session")
+def mysql_password() -> str:
+    """The password of the tests' MariaDB user: characters a URL must quote, and a string no
+    log contains by chance, so tests can look for it."""
+    return "Sekr3t/p@ss:4711"
+
+
+@pytest.fixture(scope="session")
+def mariadb(tmp_path_factory: pytest.TempPathFactory, mysql_password: str) -> Iterator[MariaDB]:
+    """A real MariaDB on 127.0.0.1, on a free port, in a temporary folder."""
+    server = MariaDB(tmp_path_factory.mktemp("mariadb"), password=mysql_password)
+    server.start()
+    yield server
+    server.stop()
+    shutil.rmtree(server.folder, ignore_errors=True)
+
+
+@pytest.fixture
+def mysql_url(mariadb: MariaDB) -> str:
+    """The URL of a new, empty database on the session's MariaDB."""
+    return mariadb.create_database(f"test_{uuid.uuid4().hex[:12]}")

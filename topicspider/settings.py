@@ -1,8 +1,10 @@
-"""Scrapy settings for topicspider: every ``TOPIC_*`` default lives here.
+"""Scrapy settings for topicspider: every ``TOPIC_*`` and ``MYSQL_*`` default lives here.
 
 Override any of them with ``-s NAME=value`` or in your own settings module;
 the README documents each one.
 """
+
+import os
 
 BOT_NAME = "topicspider"
 SPIDER_MODULES = ["topicspider.spiders"]
@@ -63,6 +65,28 @@ TOPIC_PAGES_DIR = "pages"
 # pages and index.jsonl in TOPIC_PAGES_DIR/<job id>, so jobs running at once never mix.
 TOPIC_PAGES_PER_JOB = True
 
+# --- MySQL -----------------------------------------------------------------
+# mysql://user:password@host[:port]/database, or TOPICSPIDER_MYSQL_URL from the environment;
+# empty: pages are stored on the filesystem only.
+MYSQL_URL = os.environ.get("TOPICSPIDER_MYSQL_URL", "")
+# Every row waits here until the database has it; what is left is written by the next crawl
+# or by `scrapy mysql-replay`. One crawl at a time per folder.
+MYSQL_SPOOL_DIR = "mysql-spool"
+# Write a batch when this many rows (pages and links) are waiting...
+MYSQL_BATCH_SIZE = 200
+# ...or this many seconds after the last batch.
+MYSQL_FLUSH_INTERVAL = 1.0
+# Seconds before retrying a failed write; doubled after each failure, up to the maximum.
+MYSQL_RETRY_DELAY = 1.0
+MYSQL_RETRY_MAX_DELAY = 30.0
+# Seconds the closing spider waits for the database to take what is left.
+MYSQL_CLOSE_TIMEOUT = 10.0
+# Seconds to connect, and to wait for each read or write on a connection.
+MYSQL_CONNECT_TIMEOUT = 5.0
+MYSQL_TIMEOUT = 30.0
+# Stored with every row; empty: scrapyd's job id, else "<spider>-<UTC start time>".
+MYSQL_CRAWL_ID = ""
+
 # --- Progress --------------------------------------------------------------
 # Seconds between progress log lines (0 turns them off).
 TOPIC_PROGRESS_INTERVAL = 30.0
@@ -79,6 +103,8 @@ SCHEDULER_DISK_QUEUE = "topicspider.pqueues.DiskQueue"
 
 ITEM_PIPELINES = {
     "topicspider.pipelines.files.FilesystemPipeline": 300,
+    # After the filesystem, which sets item.path; off without MYSQL_URL.
+    "topicspider.pipelines.mysql.MySQLPipeline": 400,
 }
 
 EXTENSIONS = {

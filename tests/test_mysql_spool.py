@@ -1,0 +1,75 @@
+"""The spool: every record on disk until the database has it, in order, one user at a time."""
+
+from __future__ import annotations
+
+import pytest
+
+from topicspider.mysql.spool import Spool, SpoolError, read
+
+
+def page(n: int) -> dict:
+    return {"table": "pages", "row": {"url": f"http://127.0.0.1/{n}.html", "title": "足球 😀"}}
+
+
+def link(n: int) -> dict:
+    return {"table": "links", "row": {"page_url": "http://127.0.0.1/", "url": f"/{n}"}}
+
+
+def test_records_go_to_disk_at_once_and_segments_keep_order(tmp_path):
+    spool = Spool(tmp_path / "spool")
+    assert spool.open() == []
+    spool.append([page(1), link(1), link(2)])
+    assert spool.pending == 3
+    current = sorted((tmp_path / "spool").glob("*.jsonl"))
+    assert [read(path) for path in current] == [[page(1), link(1), link(2)]]
+    first = spool.seal()
+    spool.append([page(2)])
+    second = spool.seal()
+    assert spool.seal() is None
+    assert first.counts == {"pages": 1, "links": 2}
+    assert len(first) == 3
+    assert first.path.name < second.path.name
+    assert read(second.path) == [page(2)]
+    spool.close()
+
+
+def test_a_later_process_gets_what_was_left_oldest_first(tmp_path):
+    spool = Spool(tmp_path)
+    spool.open()
+    for n in range(3):
+        spool.append([page(n), link(n)])
+        spool.seal()
+    spool.append([page(3)])  # not sealed when the process ended
+    spool.close()
+    (tmp_path / "index.jsonl").write_text("not a segment\n")
+
+    leftovers = Spool(tmp_path).open()
+    assert [read(segment.path) for segment in leftovers] == [
+        [page(0), link(0)],
+        [page(1), link(1)],
+        [page(2), link(2)],
+        [page(3)],
+    ]
+    assert [segment.counts["pages"] for segment in leftovers] == [1, 1, 1, 1]
+
+
+def test_a_second_user_of_the_folder_is_refused(tmp_path):
+    first = Spool(tmp_path)
+    first.open()
+    with pytest.raises(SpoolError, match="in use by another crawl or replay"):
+        Spool(tmp_path).open()
+    first.close()
+    Spool(tmp_path).open()
+
+
+def test_a_last_line_cut_short_by_a_crash_is_skipped(tmp_path, caplog):
+    segment = tmp_path / "1.jsonl"
+    segment.write_bytes(b'{"table": "pages", "row": {}}\n{"table": "pa')
+    assert read(segment) == [{"table": "pages", "row": {}}]
+    assert "incomplete last line" in caplog.text
+
+
+def test_an_unusable_folder_is_a_clear_error(tmp_path):
+    (tmp_path / "file").write_text("not a folder")
+    with pytest.raises(SpoolError, match="Cannot use the spool folder"):
+        Spool(tmp_path / "file" / "spool").open()

@@ -1,0 +1,602 @@
+"""MySQLPipeline against a real MariaDB started by the tests: what is stored, and that nothing
+is lost when the database is away at the start, in the middle or at the end of a crawl."""
+
+from __future__ import annotations
+
+import doctest
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import closing
+from pathlib import Path
+from urllib.parse import quote
+from urllib.request import urlopen
+
+import pymysql
+import pytest
+from pymysql.cursors import RE_INSERT_VALUES
+from scrapy.exceptions import NotConfigured
+from scrapy.http import HtmlResponse
+from scrapy.utils.response import get_base_url
+from scrapy.utils.test import get_crawler
+
+from demo.mariadb import MariaDB, free_port
+from topicspider.charset import decode
+from topicspider.mysql import schema
+from topicspider.mysql.spool import Spool
+from topicspider.mysql.url import MySQLUrl
+from topicspider.pipelines.mysql import MySQLPipeline
+from topicspider.text import extract_page
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_doctests():
+    assert doctest.testmod(schema).failed == 0
+
+
+# --- helpers -----------------------------------------------------------------------------
+
+
+def query(mysql_url: str, sql: str, *args) -> list[dict]:
+    with (
+        closing(
+            pymysql.connect(**MySQLUrl.parse(mysql_url).connect_kwargs(), connect_timeout=5)
+        ) as connection,
+        connection.cursor(pymysql.cursors.DictCursor) as cursor,
+    ):
+        cursor.execute(sql, args)
+        return list(cursor.fetchall())
+
+
+def pages_by_url(mysql_url: str) -> dict[str, dict]:
+    return {row["url"]: row for row in query(mysql_url, "SELECT * FROM pages")}
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+
+
+def stats_from(log: str) -> dict[str, int]:
+    """The ``mysql/*`` and ``topic/*`` counters of Scrapy's final stats dump."""
+    found = {}
+    for line in log.splitlines():
+        line = line.strip(" {},")
+        if line.startswith(("'mysql/", "'topic/", "'finish_reason'")):
+            key, _, value = line.partition(": ")
+            found[key.strip("'")] = value.strip("'")
+    return {key: int(value) if value.isdigit() else value for key, value in found.items()}
+
+
+def assert_no_secret(mysql_url: str, *outputs: str) -> None:
+    """Neither the password of ``mysql_url`` nor its quoted form is in ``outputs``."""
+    password = MySQLUrl.parse(mysql_url).password
+    for output in outputs:
+        for secret in (password, quote(password, safe="")):
+            assert secret not in output
+
+
+def assert_rows_equal_index(mysql_url: str, pages_dir: Path) -> list[dict]:
+    index = read_jsonl(pages_dir / "index.jsonl")
+    rows = pages_by_url(mysql_url)
+    assert index
+    assert sorted(rows) == sorted(line["url"] for line in index)
+    for line in index:
+        row = rows[line["url"]]
+        for field in ("title", "relevance", "depth", "charset", "path", "parent_url"):
+            assert row[field] == line[field], field
+        assert row["fetched_at"].isoformat() + "+00:00" == line["fetched_at"]
+    return index
+
+
+# --- one process, items made up: what is stored and how ----------------------------------
+
+STORE = """
+import json, sys
+from scrapy import Spider
+from scrapy.crawler import CrawlerProcess
+from scrapy.utils.project import get_project_settings
+from topicspider.items import PageItem
+from topicspider.signals import links_discovered
+
+with open(sys.argv[1], encoding="utf-8") as file:
+    plan = json.load(file)
+
+class Store(Spider):
+    name = "store"
+
+    async def start(self):
+        for step in plan["steps"]:
+            if "links" in step:
+                self.crawler.signals.send_catch_log(links_discovered, **step)
+            else:
+                yield PageItem(**{**step, "body": step["body"].encode("utf-8")})
+
+settings = get_project_settings()
+settings.setdict(plan["settings"], priority="cmdline")
+process = CrawlerProcess(settings)
+crawler = process.create_crawler(Store)
+process.crawl(crawler)
+process.start()
+print(json.dumps(crawler.stats.get_stats(), default=str))
+"""
+
+
+def page(path: str, **fields) -> dict:
+    return {
+        "url": f"http://127.0.0.1:8000/{path}",
+        "title": "足球比赛",
+        "text": "中国队今天赢了。",
+        "body": "<p>x</p>",
+        "charset": "utf-8",
+        "relevance": 0.5,
+        "depth": 1,
+        "parent_url": "http://127.0.0.1:8000/",
+        "fetched_at": "2024-05-01T12:00:00+00:00",
+        **fields,
+    }
+
+
+def links(page_url: str, *anchors: str) -> dict:
+    return {
+        "page_url": page_url,
+        "links": [
+            {"url": f"{page_url}#{n}", "anchor": anchor, "score": 0.25 * n, "followed": n % 2 == 0}
+            for n, anchor in enumerate(anchors)
+        ],
+    }
+
+
+def store(tmp_path: Path, mysql_url: str, *steps: dict, **settings) -> tuple[dict, str]:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    plan = tmp_path / "plan.json"
+    plan.write_text(
+        json.dumps(
+            {
+                "steps": steps,
+                "settings": {
+                    "MYSQL_URL": mysql_url,
+                    "MYSQL_SPOOL_DIR": str(tmp_path / "spool"),
+                    "TOPIC_PAGES_DIR": str(tmp_path / "pages"),
+                    "TOPIC_PROGRESS_INTERVAL": 0,
+                    "LOG_LEVEL": "INFO",
+                    **settings,
+                },
+            }
+        ),
+        "utf-8",
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", STORE, str(plan)],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert_no_secret(mysql_url, result.stdout, result.stderr)
+    return json.loads(result.stdout.splitlines()[-1]), result.stderr
+
+
+HOSTILE = [
+    "'; DROP TABLE pages; --",
+    'Robert"); DELETE FROM links; -- \\',
+    "it's 100% \\' %s %(url)s ` `pages`",
+    "goal ⚽ 😀 𠀀 (4-byte UTF-8)",
+    "nul \x00 and tab \t and newline \n",
+]
+
+
+def test_hostile_strings_are_stored_as_data_never_run(tmp_path, mysql_url):
+    steps = [page(f"{n}.html", title=text, text=text * 3) for n, text in enumerate(HOSTILE)]
+    steps.append(page("quote'\"`.html", parent_url="http://127.0.0.1:8000/'; DROP TABLE links;--"))
+    steps.append(links("http://127.0.0.1:8000/0.html", *HOSTILE))
+    stats, _ = store(tmp_path, mysql_url, *steps)
+
+    assert stats["mysql/stored"] == len(HOSTILE) + 1
+    assert {
+        row["Tables_in_" + mysql_url.rsplit("/", 1)[1]] for row in query(mysql_url, "SHOW TABLES")
+    } == {"pages", "links"}
+    rows = pages_by_url(mysql_url)
+    for step in steps[:-1]:
+        row = rows[step["url"]]
+        assert (row["title"], row["text"], row["parent_url"]) == (
+            step["title"],
+            step["text"],
+            step["parent_url"],
+        )
+    anchors = [row["anchor"] for row in query(mysql_url, "SELECT anchor FROM links ORDER BY score")]
+    assert anchors == HOSTILE
+
+
+def test_lone_surrogates_are_replaced_and_pairs_joined(tmp_path, mysql_url):
+    steps = [
+        page("s.html", title="lone \ud800 high", text="lone \udfff low, pair \ud83d\ude00"),
+        links("http://127.0.0.1:8000/s.html", "anchor \udc00"),
+    ]
+    store(tmp_path, mysql_url, *steps)
+    [row] = query(mysql_url, "SELECT title, text FROM pages")
+    assert row == {"title": "lone \ufffd high", "text": "lone \ufffd low, pair 😀"}
+    assert query(mysql_url, "SELECT anchor FROM links") == [{"anchor": "anchor \ufffd"}]
+
+
+def test_gbk_and_utf8_chinese_round_trip_exactly(tmp_path, mysql_url):
+    chinese = "中国队在世界杯预选赛中以二比一战胜对手，球迷欢呼。「足球」《体育》—…"
+    gbk_text = chinese.encode("gbk").decode("gb18030")
+    rare = "𠀀𪚥 䶮 ﹏"  # outside GBK: four-byte GB18030, four-byte UTF-8
+    steps = [
+        page("gbk.html", title=gbk_text[:6], text=gbk_text, charset="gb18030"),
+        page("utf8.html", title=chinese[:6], text=chinese + rare),
+        page("rare.html", title=rare, text=rare.encode("gb18030").decode("gb18030")),
+    ]
+    store(tmp_path, mysql_url, *steps)
+    for step in steps:
+        [row] = query(
+            mysql_url,
+            "SELECT title, text, HEX(text) AS hex, CHARSET(text) AS cs FROM pages WHERE url = %s",
+            step["url"],
+        )
+        assert (row["title"], row["text"]) == (step["title"], step["text"])
+        assert row["hex"] == step["text"].encode("utf-8").hex().upper()
+        assert row["cs"] == "utf8mb4"
+
+
+def test_recrawling_a_url_updates_its_row_never_duplicates_it(tmp_path, mysql_url):
+    first = [
+        page("a.html", title="old a"),
+        page("b.html", title="old b"),
+        page("a.html", title="newer a"),  # the same URL in one batch
+        links("http://127.0.0.1:8000/a.html", "one", "two"),
+    ]
+    store(tmp_path / "1", mysql_url, *first, MYSQL_CRAWL_ID="first")
+    second = [
+        page("a.html", title="new a", relevance=0.9, depth=4, fetched_at="2024-06-01T08:00:00Z"),
+        links("http://127.0.0.1:8000/a.html", "one again", "two again"),
+        page("a.html", title="newest a", relevance=0.8),  # in a later batch
+    ]
+    stats, _ = store(
+        tmp_path / "2", mysql_url, *second, MYSQL_CRAWL_ID="second", MYSQL_BATCH_SIZE=1
+    )
+
+    assert stats["mysql/stored"] == 2
+    rows = pages_by_url(mysql_url)
+    assert len(rows) == 2
+    assert [row["url"] for row in query(mysql_url, "SELECT url FROM pages ORDER BY id")] == [
+        "http://127.0.0.1:8000/a.html",
+        "http://127.0.0.1:8000/b.html",
+    ]
+    a = rows["http://127.0.0.1:8000/a.html"]
+    assert (a["title"], a["relevance"], a["crawl_id"]) == ("newest a", 0.8, "second")
+    assert rows["http://127.0.0.1:8000/b.html"]["crawl_id"] == "first"
+    link_rows = query(mysql_url, "SELECT anchor, crawl_id FROM links ORDER BY score")
+    assert link_rows == [
+        {"anchor": "one again", "crawl_id": "second"},
+        {"anchor": "two again", "crawl_id": "second"},
+    ]
+
+
+def test_rows_an_earlier_crawl_left_in_the_spool_are_written_first(tmp_path, mysql_url):
+    spool = Spool(tmp_path / "spool")
+    spool.open()
+    item = page("left.html", title="left behind")
+    spool.append([schema.page_record({**item, "path": None}, "earlier")])
+    spool.close()
+    stats, log = store(tmp_path, mysql_url, page("new.html"))
+    assert sorted(pages_by_url(mysql_url)) == [
+        "http://127.0.0.1:8000/left.html",
+        "http://127.0.0.1:8000/new.html",
+    ]
+    assert stats["mysql/spooled"] == stats["mysql/replayed"] == 1
+    assert "an earlier crawl left" in log
+    assert list((tmp_path / "spool").glob("*.jsonl")) == []
+
+
+def test_upserts_go_as_multi_row_statements():
+    for table in schema.TABLES.values():
+        assert RE_INSERT_VALUES.match(table.upsert), "executemany would send one row at a time"
+
+
+def test_without_mysql_url_the_pipeline_is_off():
+    with pytest.raises(NotConfigured):
+        MySQLPipeline.from_crawler(get_crawler(settings_dict={"MYSQL_URL": ""}))
+
+
+def test_building_the_pipeline_does_not_connect(tmp_path):
+    closed_port = free_port()
+    settings = {
+        "MYSQL_URL": f"mysql://u:p@127.0.0.1:{closed_port}/db",
+        "MYSQL_SPOOL_DIR": str(tmp_path / "spool"),
+    }
+    pipeline = MySQLPipeline.from_crawler(get_crawler(settings_dict=settings))
+    assert pipeline.pool is None
+    assert not (tmp_path / "spool").exists()
+
+
+# --- `scrapy crawl topic` on the fixture site ---------------------------------------------
+
+
+def scrapy(
+    *args: str, env: dict | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "scrapy", *args],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def crawl_command(site, site_url: str, out: Path, *settings: str) -> list[str]:
+    command = [
+        "crawl",
+        "topic",
+        "-a",
+        f"seeds={site_url}{site.seed_path}",
+        "-a",
+        "keywords=sports",
+        "-s",
+        f"TOPIC_PAGES_DIR={out / 'pages'}",
+        "-s",
+        f"TOPIC_FETCH_LOG={out / 'fetch.jsonl'}",
+        "-s",
+        f"MYSQL_SPOOL_DIR={out / 'spool'}",
+        "-s",
+        "TOPIC_PROGRESS_INTERVAL=0",
+        "-s",
+        "LOG_LEVEL=DEBUG",
+    ]
+    for setting in settings:
+        command += ["-s", setting]
+    return command
+
+
+def extracted(site, site_url: str, path: str) -> tuple[str, str]:
+    """Title and text of a served page, as the spider extracts them."""
+    body = urlopen(f"{site_url}{path}").read()  # noqa: S310 - local fixture server
+    content_type = site.headers.get(path, {}).get("Content-Type", "text/html")
+    charset, _ = decode(body, content_type)
+    response = HtmlResponse(f"{site_url}{path}", body=body, encoding=charset)
+    page = extract_page(response.selector.root, get_base_url(response))
+    return page.title, page.body
+
+
+def test_crawl_rows_equal_the_filesystem_index(site, site_url, tmp_path, mysql_url):
+    result = scrapy(
+        *crawl_command(site, site_url, tmp_path), env={"TOPICSPIDER_MYSQL_URL": mysql_url}
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert_no_secret(mysql_url, result.stdout, result.stderr)
+    assert str(MySQLUrl.parse(mysql_url)) in result.stderr
+
+    index = assert_rows_equal_index(mysql_url, tmp_path / "pages")
+    stats = stats_from(result.stderr)
+    assert stats["mysql/stored"] == stats["topic/stored"] == len(index)
+    assert "mysql/spooled" not in stats
+    assert "mysql/errors" not in stats
+    assert list((tmp_path / "spool").glob("*.jsonl")) == []
+
+    rows = pages_by_url(mysql_url)
+    gbk = [path for path in site.gbk_pages if f"{site_url}{path}" in rows]
+    assert gbk, "no GBK page was stored"
+    for path in gbk:
+        row = rows[f"{site_url}{path}"]
+        assert row["charset"] == "gb18030"
+        assert row["title"] == site.titles[path]
+        assert (row["title"], row["text"]) == extracted(site, site_url, path)
+
+    # The frontier history: every stored page was found through a link recorded in `links`.
+    edges = {
+        (row["page_url"], row["url"]) for row in query(mysql_url, "SELECT page_url, url FROM links")
+    }
+    assert stats["mysql/links"] == len(edges)
+    for line in index:
+        if line["parent_url"]:
+            assert (line["parent_url"], line["url"]) in edges
+    fetched = {line["url"] for line in read_jsonl(tmp_path / "fetch.jsonl")}
+    assert {page_url for page_url, _ in edges} <= fetched
+
+
+def test_unreachable_database_at_start_stops_the_crawl_with_one_error(
+    site, site_url, tmp_path, mysql_password
+):
+    closed = f"mysql://topicspider:{quote(mysql_password, safe='')}@127.0.0.1:{free_port()}/crawl"
+    result = scrapy(*crawl_command(site, site_url, tmp_path, f"MYSQL_URL={closed}"))
+    assert_no_secret(closed, result.stdout, result.stderr)
+    errors = [line for line in result.stderr.splitlines() if "ERROR" in line]
+    assert len(errors) == 1, result.stderr[-3000:]
+    assert "Cannot use the MySQL database mysql://topicspider:***@127.0.0.1:" in errors[0]
+    assert "Connection refused" in errors[0]
+    assert "the crawl does not start" in errors[0]
+    assert "Traceback" not in result.stderr
+    assert stats_from(result.stderr)["finish_reason"] == "mysql_unavailable"
+    assert "downloader/request_count" not in result.stderr
+    assert read_jsonl(tmp_path / "fetch.jsonl") == []
+
+
+def test_a_wrong_password_is_reported_without_any_password(site, site_url, tmp_path, mariadb):
+    wrong = f"mysql://topicspider:Wr0ng-Secret-99@127.0.0.1:{mariadb.port}/crawl"
+    result = scrapy(*crawl_command(site, site_url, tmp_path, f"MYSQL_URL={wrong}"))
+    assert_no_secret(wrong, result.stdout, result.stderr)
+    assert_no_secret(mariadb.url(), result.stdout, result.stderr)
+    assert "Access denied for user 'topicspider'" in result.stderr
+    assert stats_from(result.stderr)["finish_reason"] == "mysql_unavailable"
+
+
+def test_a_malformed_url_is_one_line_without_the_password(site_url):
+    malformed = "mysql://topicspider:Sekr3t-99@127.0.0.1:port/crawl"
+    result = scrapy(
+        "crawl",
+        "topic",
+        "-a",
+        f"seeds={site_url}/",
+        "-a",
+        "keywords=sports",
+        "-s",
+        f"MYSQL_URL={malformed}",
+    )
+    assert result.returncode == 2
+    assert "topicspider: error: MYSQL_URL 'mysql://***@" in result.stderr
+    assert "Sekr3t-99" not in result.stdout + result.stderr
+    assert "Spider opened" not in result.stderr
+
+
+# --- the database goes away ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lost_mariadb(tmp_path_factory, mysql_password) -> Iterator[MariaDB]:
+    """A MariaDB of its own, for tests that stop and start it."""
+    server = MariaDB(tmp_path_factory.mktemp("lost-mariadb"), password=mysql_password)
+    server.start()
+    yield server
+    server.stop()
+
+
+def wait_for(condition, timeout: float = 60, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+def stored_count(mysql_url: str) -> int:
+    try:
+        return query(mysql_url, "SELECT COUNT(*) AS n FROM pages")[0]["n"]
+    except pymysql.Error:
+        return 0
+
+
+def start_slow_crawl(site, site_url, out: Path, mysql_url: str, *settings: str) -> subprocess.Popen:
+    """A crawl that lasts several seconds, logging to ``out/crawl.log``."""
+    command = crawl_command(
+        site,
+        site_url,
+        out,
+        f"MYSQL_URL={mysql_url}",
+        "DOWNLOAD_DELAY=0.15",
+        "CONCURRENT_REQUESTS_PER_DOMAIN=1",
+        "MYSQL_FLUSH_INTERVAL=0.2",
+        *settings,
+    )
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "crawl.log", "wb") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "scrapy", *command],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def test_database_lost_mid_crawl_every_page_arrives(site, site_url, tmp_path, lost_mariadb):
+    lost_mariadb.start()
+    mysql_url = lost_mariadb.create_database("outage")
+    crawl = start_slow_crawl(
+        site, site_url, tmp_path, mysql_url, "MYSQL_RETRY_DELAY=0.2", "MYSQL_RETRY_MAX_DELAY=1"
+    )
+    try:
+        wait_for(lambda: stored_count(mysql_url) >= 2, what="the first rows")
+        lost_mariadb.stop()
+        fetched_when_lost = len(read_jsonl(tmp_path / "fetch.jsonl"))
+        # The crawl goes on without the database.
+        wait_for(
+            lambda: len(read_jsonl(tmp_path / "fetch.jsonl")) >= fetched_when_lost + 6,
+            what="the crawl to go on",
+        )
+        lost_mariadb.start()
+        assert crawl.wait(timeout=120) == 0
+    finally:
+        crawl.kill()
+    log = (tmp_path / "crawl.log").read_text("utf-8")
+    assert_no_secret(mysql_url, log)
+    assert "Traceback" not in log
+
+    index = assert_rows_equal_index(mysql_url, tmp_path / "pages")
+    stats = stats_from(log)
+    assert stats["mysql/stored"] == len(index)
+    assert stats["mysql/errors"] >= 1
+    assert stats["mysql/spooled"] >= 1
+    assert stats["mysql/replayed"] == stats["mysql/spooled"]
+    assert "mysql/unwritten" not in stats
+    assert log.count("The crawl goes on; rows wait in") == 1
+    assert "is back" in log
+    assert list((tmp_path / "spool").glob("*.jsonl")) == []
+
+
+def test_a_hanging_database_does_not_hold_up_the_crawl(site, site_url, tmp_path, lost_mariadb):
+    lost_mariadb.start()
+    mysql_url = lost_mariadb.create_database("hanging")
+    crawl = start_slow_crawl(site, site_url, tmp_path, mysql_url)
+    try:
+        wait_for(lambda: stored_count(mysql_url) >= 2, what="the first rows")
+        os.kill(lost_mariadb.pid, signal.SIGSTOP)  # writes now wait, without an error
+        try:
+            fetched = len(read_jsonl(tmp_path / "fetch.jsonl"))
+            wait_for(
+                lambda: len(read_jsonl(tmp_path / "fetch.jsonl")) >= fetched + 8,
+                what="pages fetched while the database hangs",
+            )
+        finally:
+            os.kill(lost_mariadb.pid, signal.SIGCONT)
+        assert crawl.wait(timeout=120) == 0
+    finally:
+        crawl.kill()
+    log = (tmp_path / "crawl.log").read_text("utf-8")
+    assert_rows_equal_index(mysql_url, tmp_path / "pages")
+    assert "mysql/errors" not in stats_from(log)
+
+
+def test_what_the_database_never_took_is_replayed_by_command(
+    site, site_url, tmp_path, lost_mariadb
+):
+    lost_mariadb.start()
+    mysql_url = lost_mariadb.create_database("replay")
+    crawl = start_slow_crawl(site, site_url, tmp_path, mysql_url, "MYSQL_CLOSE_TIMEOUT=1")
+    try:
+        wait_for(lambda: stored_count(mysql_url) >= 2, what="the first rows")
+        lost_mariadb.stop()
+        assert crawl.wait(timeout=120) == 0
+    finally:
+        crawl.kill()
+    log = (tmp_path / "crawl.log").read_text("utf-8")
+    assert_no_secret(mysql_url, log)
+    stats = stats_from(log)
+    index = read_jsonl(tmp_path / "pages" / "index.jsonl")
+    assert 0 < stats["mysql/unwritten"] == len(index) - stats.get("mysql/stored", 0)
+    assert "mysql-replay" in log
+    assert list((tmp_path / "spool").glob("*.jsonl"))
+
+    lost_mariadb.start()
+    settings = ["-s", f"MYSQL_SPOOL_DIR={tmp_path / 'spool'}"]
+    replayed = scrapy("mysql-replay", *settings, env={"TOPICSPIDER_MYSQL_URL": mysql_url})
+    assert replayed.returncode == 0, replayed.stderr
+    assert f"Replayed {stats['mysql/unwritten']} pages and " in replayed.stdout
+    assert_no_secret(mysql_url, replayed.stdout, replayed.stderr)
+    assert_rows_equal_index(mysql_url, tmp_path / "pages")
+    assert list((tmp_path / "spool").glob("*.jsonl")) == []
+
+
+def test_replay_without_a_database_keeps_the_spool(tmp_path, mysql_password):
+    spool = Spool(tmp_path / "spool")
+    spool.open()
+    spool.append([schema.page_record({**page("x.html"), "path": None}, "c")])
+    spool.close()
+    closed = f"mysql://topicspider:{quote(mysql_password, safe='')}@127.0.0.1:{free_port()}/crawl"
+    result = scrapy(
+        "mysql-replay", "-s", f"MYSQL_SPOOL_DIR={tmp_path / 'spool'}", "-s", f"MYSQL_URL={closed}"
+    )
+    assert result.returncode == 1
+    assert "topicspider: error: MySQL at mysql://topicspider:***@127.0.0.1:" in result.stderr
+    assert_no_secret(closed, result.stdout, result.stderr)
+    assert len(list((tmp_path / "spool").glob("*.jsonl"))) == 1

@@ -1,0 +1,352 @@
+"""Store accepted pages, and the links found on every page, in MySQL without making the crawl
+wait for the database, and without losing a row when the database goes away."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import deque
+from contextlib import suppress
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+import pymysql
+from itemadapter import ItemAdapter
+from scrapy.exceptions import CloseSpider, NotConfigured
+from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
+from twisted.enterprise import adbapi
+from twisted.internet import task
+
+from topicspider.mysql import schema
+from topicspider.mysql.spool import Segment, Spool, SpoolError, read
+from topicspider.mysql.url import MySQLUrl
+from topicspider.signals import links_discovered
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Self
+
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
+    from twisted.internet.base import DelayedCall
+    from twisted.internet.defer import Deferred
+    from twisted.python.failure import Failure
+
+logger = logging.getLogger(__name__)
+
+CLOSE_REASON = "mysql_unavailable"
+SPOOL_CLOSE_REASON = "mysql_spool_error"
+
+
+class MySQLUnavailable(CloseSpider):
+    """The database or the spool cannot be used as the spider opens: the crawl does not start
+    (reason ``mysql_unavailable``)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(reason=CLOSE_REASON)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class _Connection(adbapi.Connection):
+    """A pooled connection that, when rolling back fails because the server has gone, just
+    drops the connection — adbapi would log a traceback for each try; the pipeline reports
+    an outage once. The next write connects afresh."""
+
+    def rollback(self) -> None:
+        try:
+            self._connection.rollback()
+        except pymysql.Error:
+            self._pool.disconnect(self._connection)
+
+
+def _create_tables(connection: Any) -> None:
+    with connection.cursor() as cursor:
+        schema.create_tables(cursor)
+
+
+def _write_segment(connection: Any, segment: Segment) -> dict[str, int]:
+    """Runs in the pool's thread; adbapi commits when it returns, rolls back if it raises."""
+    connection.ping(reconnect=True)  # the server may have restarted since the last write
+    with connection.cursor() as cursor:
+        return schema.write(cursor, read(segment.path))
+
+
+class MySQLPipeline:
+    """Upsert each accepted page into ``pages`` and each page's scored out-links into
+    ``links`` (from the ``links_discovered`` signal), in batches, from a thread of twisted's
+    ``adbapi`` pool: the reactor never waits on the database.
+
+    Every row is first appended to the spool (``MYSQL_SPOOL_DIR``); a batch is sealed every
+    ``MYSQL_BATCH_SIZE`` rows or ``MYSQL_FLUSH_INTERVAL`` seconds and written, oldest first.
+    When a write fails the crawl goes on, rows wait in the spool and the write is retried
+    with a growing delay until the database is back. What the database has not taken when
+    the spider closes stays in the spool for the next crawl or ``scrapy mysql-replay``.
+    Off (``NotConfigured``) when ``MYSQL_URL`` is empty.
+    """
+
+    def __init__(
+        self,
+        url: MySQLUrl,
+        spool: Spool,
+        stats: StatsCollector,
+        *,
+        crawl_id: str = "",
+        batch_size: int = 200,
+        flush_interval: float = 1.0,
+        retry_delay: float = 1.0,
+        max_retry_delay: float = 30.0,
+        close_timeout: float = 10.0,
+        connect_timeout: float = 5.0,
+        timeout: float = 30.0,
+        crawler: Crawler | None = None,
+    ) -> None:
+        self.url = url
+        self.spool = spool
+        self.stats = stats
+        self.crawl_id = crawl_id
+        self.batch_size = batch_size
+        self.flush_interval = flush_interval
+        self.retry_delay = retry_delay
+        self.max_retry_delay = max_retry_delay
+        self.close_timeout = close_timeout
+        self.connect_timeout = connect_timeout
+        self.timeout = timeout
+        self.crawler = crawler
+        self.pool: adbapi.ConnectionPool | None = None
+        #: Sealed segments not yet written, oldest first.
+        self._queue: deque[Segment] = deque()
+        self._writing: Deferred[Any] | None = None
+        self._retry: DelayedCall | None = None
+        self._delay = retry_delay
+        self._outage = False
+        self._loop: task.LoopingCall | None = None
+        self._closed = False
+        # Holds the spider closing we start, so that it is not garbage-collected.
+        self._closing: Deferred[None] | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        settings = crawler.settings
+        if not settings.get("MYSQL_URL"):
+            raise NotConfigured  # no message: the filesystem alone is the normal case
+        pipeline = cls(
+            MySQLUrl.parse(settings.get("MYSQL_URL")),
+            Spool(settings.get("MYSQL_SPOOL_DIR")),
+            crawler.stats,
+            crawl_id=settings.get("MYSQL_CRAWL_ID"),
+            batch_size=settings.getint("MYSQL_BATCH_SIZE"),
+            flush_interval=settings.getfloat("MYSQL_FLUSH_INTERVAL"),
+            retry_delay=settings.getfloat("MYSQL_RETRY_DELAY"),
+            max_retry_delay=settings.getfloat("MYSQL_RETRY_MAX_DELAY"),
+            close_timeout=settings.getfloat("MYSQL_CLOSE_TIMEOUT"),
+            connect_timeout=settings.getfloat("MYSQL_CONNECT_TIMEOUT"),
+            timeout=settings.getfloat("MYSQL_TIMEOUT"),
+            crawler=crawler,
+        )
+        crawler.signals.connect(pipeline.links_discovered, signal=links_discovered)
+        return pipeline
+
+    async def open_spider(self, spider: Spider | None = None) -> None:
+        """Lock the spool and create the tables; if either fails, the crawl does not start."""
+        spider = spider or (self.crawler and self.crawler.spider)
+        self.crawl_id = self.crawl_id or default_crawl_id(spider)
+        try:
+            leftovers = self.spool.open()
+        except (SpoolError, ValueError) as exc:
+            raise self._unavailable(f"{exc} (MYSQL_SPOOL_DIR)") from None
+        pool = adbapi.ConnectionPool(
+            "pymysql",
+            cp_min=1,
+            cp_max=1,  # one writer: batches reach the database in the order they were sealed
+            **self.url.connect_kwargs(),
+            connect_timeout=self.connect_timeout,
+            read_timeout=self.timeout,
+            write_timeout=self.timeout,
+        )
+        pool.connectionFactory = _Connection
+        try:
+            await maybe_deferred_to_future(pool.runWithConnection(_create_tables))
+        except pymysql.Error as exc:
+            pool.close()
+            self.spool.close()
+            raise self._unavailable(
+                f"Cannot use the MySQL database {self.url} (MYSQL_URL): {exc}"
+            ) from None
+        self.pool = pool
+        logger.info("Storing pages in MySQL at %s, crawl id %r", self.url, self.crawl_id)
+        if leftovers:
+            self._spooled(leftovers)
+            logger.info(
+                "Writing first %d pages and %d links an earlier crawl left in %s",
+                sum(s.counts[schema.PAGES] for s in leftovers),
+                sum(s.counts[schema.LINKS] for s in leftovers),
+                self.spool.folder,
+            )
+            self._queue.extend(leftovers)
+        self._loop = task.LoopingCall(self._flush)
+        self._loop.start(self.flush_interval, now=True)
+
+    def process_item(self, item: Any, spider: Spider | None = None) -> Any:
+        self._append([schema.page_record(ItemAdapter(item), self.crawl_id)])
+        return item
+
+    def links_discovered(self, page_url: str, links: list[dict[str, Any]]) -> None:
+        if links:
+            self._append(schema.link_records(page_url, links, self.crawl_id))
+
+    async def close_spider(self, spider: Spider | None = None) -> None:
+        """Give the database up to ``MYSQL_CLOSE_TIMEOUT`` seconds to take what is left;
+        the rest stays in the spool."""
+        from twisted.internet import reactor  # here: the one Scrapy installed
+
+        if self.pool is None:
+            return
+        self._closed = True
+        if self._loop is not None and self._loop.running:
+            self._loop.stop()
+        self._seal()
+        if self._retry is not None:
+            self._retry.reset(0)  # one more try now: the database may be back
+        else:
+            self._write_next()
+        deadline = time.monotonic() + self.close_timeout
+        while self._writing is not None or (self._queue and time.monotonic() < deadline):
+            await maybe_deferred_to_future(task.deferLater(reactor, 0.05, lambda: None))
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
+        self.pool.close()
+        self.spool.close()
+        if self._queue:
+            pages = sum(segment.counts[schema.PAGES] for segment in self._queue)
+            links = sum(segment.counts[schema.LINKS] for segment in self._queue)
+            self.stats.set_value("mysql/unwritten", pages)
+            logger.warning(
+                "MySQL at %s did not take %d pages and %d links: they are kept in %s, "
+                "for the next crawl to write first, or for `scrapy mysql-replay`",
+                self.url,
+                pages,
+                links,
+                self.spool.folder.absolute(),
+            )
+
+    # --- writing ---------------------------------------------------------------
+
+    def _append(self, records: list[dict[str, Any]]) -> None:
+        if self._closed:
+            return
+        try:
+            self.spool.append(records)
+        except OSError as exc:
+            self._closed = True
+            logger.error(
+                "Cannot write to the MySQL spool %s (MYSQL_SPOOL_DIR): %s; closing the spider",
+                self.spool.folder.absolute(),
+                exc,
+            )
+            self._close_spider(SPOOL_CLOSE_REASON)
+            return
+        if self.spool.pending >= self.batch_size:
+            self._flush()
+
+    def _flush(self) -> None:
+        self._seal()
+        self._write_next()
+
+    def _seal(self) -> None:
+        segment = self.spool.seal()
+        if segment is None:
+            return
+        if self._outage:
+            self._spooled([segment])
+        self._queue.append(segment)
+
+    def _write_next(self) -> None:
+        """Write the oldest segment, unless a write is running or waiting to be retried."""
+        if self._writing is not None or self._retry is not None or not self._queue:
+            return
+        assert self.pool is not None
+        segment = self._queue[0]
+        self._writing = self.pool.runWithConnection(_write_segment, segment)
+        self._writing.addCallbacks(
+            self._written, self._failed, callbackArgs=(segment,), errbackArgs=(segment,)
+        )
+
+    def _written(self, counts: dict[str, int], segment: Segment) -> None:
+        self._writing = None
+        self._queue.popleft()
+        with suppress(OSError):  # left behind, it is written again, which changes nothing
+            segment.path.unlink()
+        self.stats.inc_value("mysql/stored", counts[schema.PAGES])
+        self.stats.inc_value("mysql/links", counts[schema.LINKS])
+        if segment.spooled:
+            self.stats.inc_value("mysql/replayed", counts[schema.PAGES])
+        if self._outage:
+            self._outage = False
+            self._delay = self.retry_delay
+            logger.info("MySQL at %s is back; writing what waited in the spool", self.url)
+        self._write_next()
+
+    def _failed(self, failure: Failure, segment: Segment) -> None:
+        from twisted.internet import reactor  # here: the one Scrapy installed
+
+        self._writing = None
+        self.stats.inc_value("mysql/errors")
+        self._spooled(self._queue)
+        if not failure.check(pymysql.Error, OSError):
+            logger.error(
+                "Writing %s to MySQL failed; retrying in %gs",
+                segment.path,
+                self._delay,
+                exc_info=(failure.type, failure.value, failure.getTracebackObject()),
+            )
+        elif not self._outage:
+            logger.warning(
+                "MySQL at %s failed: %s. The crawl goes on; rows wait in %s and the write is "
+                "retried in %gs, then less and less often",
+                self.url,
+                failure.value,
+                self.spool.folder.absolute(),
+                self._delay,
+            )
+        else:
+            logger.debug("MySQL still failing: %s; retrying in %gs", failure.value, self._delay)
+        self._outage = True
+        self._retry = reactor.callLater(self._delay, self._retry_now)
+        self._delay = min(self._delay * 2, self.max_retry_delay)
+
+    def _retry_now(self) -> None:
+        self._retry = None
+        self._write_next()
+
+    def _spooled(self, segments: Iterable[Segment]) -> None:
+        for segment in segments:
+            if not segment.spooled:
+                segment.spooled = True
+                self.stats.inc_value("mysql/spooled", segment.counts[schema.PAGES])
+
+    # --- errors ----------------------------------------------------------------
+
+    def _unavailable(self, message: str) -> MySQLUnavailable:
+        logger.error("%s; the crawl does not start", message)
+        return MySQLUnavailable(message)
+
+    def _close_spider(self, reason: str) -> None:
+        engine = None
+        with suppress(RuntimeError):  # Scrapy 2.19+ raises it while no crawl is running
+            engine = self.crawler and self.crawler.engine
+        if engine is not None:
+            self._closing = deferred_from_coro(engine.close_spider_async(reason=reason))
+
+
+def default_crawl_id(spider: Spider | None) -> str:
+    """scrapyd's job id, else the spider's name and the time it started (UTC)."""
+    job = getattr(spider, "_job", None)
+    if job:
+        return str(job)
+    name = getattr(spider, "name", None) or "crawl"
+    return f"{name}-{datetime.now(timezone.utc):%Y%m%dT%H%M%SZ}"
