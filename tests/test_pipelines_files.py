@@ -68,16 +68,26 @@ def test_pages_are_stored_byte_for_byte(tmp_path):
     assert not list(pages_dir.rglob("~tmp-*"))
 
 
-def test_index_is_appended_and_pages_replaced(tmp_path):
+def test_pages_are_replaced_and_the_index_lists_each_url_once(tmp_path):
     pages_dir = tmp_path / "pages"
     for body in (b"first", b"second"):
         pipeline = make_pipeline(pages_dir)
         pipeline.open_spider()
         pipeline.process_item(make_page("https://example.com/a.html", body))
+        pipeline.process_item(make_page(f"https://example.com/{body.decode()}.html", body))
         pipeline.close_spider()
-    assert len(read_index(pages_dir)) == 2
+    assert [row["url"] for row in read_index(pages_dir)] == [
+        "https://example.com/a.html",
+        "https://example.com/first.html",
+        "https://example.com/second.html",
+    ]
+    assert pipeline.stats.get_value("topic/stored/refreshed") == 1
     assert (pages_dir / "example.com" / "a.html").read_bytes() == b"second"
-    assert sorted(p.name for p in (pages_dir / "example.com").iterdir()) == ["a.html"]
+    assert sorted(p.name for p in (pages_dir / "example.com").iterdir()) == [
+        "a.html",
+        "first.html",
+        "second.html",
+    ]
 
 
 def test_dict_items_work_too(tmp_path):
@@ -197,3 +207,17 @@ def test_crawl_does_not_start_without_a_folder(tmp_path):
     assert stats["finish_reason"] == "pages_dir_error"
     assert "topic/stored" not in stats
     assert f"Cannot write to the pages folder {tmp_path / 'file' / 'pages'}" in log
+
+
+def test_a_torn_last_line_is_cut_before_appending(tmp_path):
+    (tmp_path / "index.jsonl").write_bytes(
+        b'{"url": "https://example.com/a.html"}\n{"url": "https://ex'
+    )
+    pipeline = make_pipeline(tmp_path)
+    pipeline.open_spider()
+    pipeline.process_item(make_page("https://example.com/b.html"))
+    pipeline.close_spider()
+    assert [row["url"] for row in read_index(tmp_path)] == [
+        "https://example.com/a.html",
+        "https://example.com/b.html",
+    ]

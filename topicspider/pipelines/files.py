@@ -83,6 +83,7 @@ class FilesystemPipeline:
         self.stats = stats
         self.crawler = crawler
         self._index: FileIO | None = None
+        self._indexed: set[str] = set()
         self._failed = False
         # Holds the spider closing we start, so that it is not garbage-collected.
         self._closing: Deferred[None] | None = None
@@ -100,6 +101,8 @@ class FilesystemPipeline:
     def open_spider(self, spider: Spider | None = None) -> None:
         try:
             self.pages_dir.mkdir(parents=True, exist_ok=True)
+            _cut_torn_line(self.pages_dir / INDEX_NAME)
+            self._indexed = _indexed_urls(self.pages_dir / INDEX_NAME)
             self._index = open(self.pages_dir / INDEX_NAME, "ab", buffering=0)  # noqa: SIM115
         except OSError as exc:
             error = self._error(exc)
@@ -119,7 +122,13 @@ class FilesystemPipeline:
         try:
             self._write_page(path, adapter["body"])
             adapter["path"] = path
+            if adapter["url"] in self._indexed:
+                # Fetched again (a crawl resumed after a crash, or run again into the same
+                # folder): the page file is refreshed, the index keeps one line per URL.
+                self.stats.inc_value("topic/stored/refreshed")
+                return item
             self._append_line(adapter)
+            self._indexed.add(adapter["url"])
         except OSError as exc:
             self._failed = True
             error = self._error(exc)
@@ -172,3 +181,22 @@ class FilesystemPipeline:
             self._closing = deferred_from_coro(engine.close_spider_async(reason=CLOSE_REASON))
         else:  # Scrapy < 2.14
             self._closing = engine.close_spider(self.crawler.spider, CLOSE_REASON)
+
+
+def _indexed_urls(index: Path) -> set[str]:
+    """URLs the index already lists (a torn last line, from a crash, is ignored)."""
+    urls: set[str] = set()
+    with suppress(FileNotFoundError), index.open("rb") as lines:
+        for line in lines:
+            with suppress(ValueError):
+                urls.add(json.loads(line)["url"])
+    return urls
+
+
+def _cut_torn_line(index: Path) -> None:
+    """A crash in the middle of a line leaves it without its newline: drop that tail, so the
+    next line does not run on from it."""
+    with suppress(FileNotFoundError), index.open("r+b") as file:
+        data = file.read()
+        if data and not data.endswith(b"\n"):
+            file.truncate(data.rfind(b"\n") + 1)
