@@ -70,6 +70,9 @@ BLOCK_TAGS = frozenset(
         "body",
     ]
 )
+#: A navigation block whose anchors average at most this many characters is a menu
+#: (首页 | 新闻 | 体育, Home | About); longer anchors are a table of contents, which is content.
+MENU_ANCHOR_CHARS = 8
 _INVISIBLE_TAGS = frozenset({"script", "style", "noscript", "template"})
 _SKIP_TEXT = "[not(ancestor::script) and not(ancestor::style) and not(ancestor::noscript)]"
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -236,10 +239,11 @@ def _links(
     base_url: str,
     context_chars: int,
     noise_ratio: float,
-    navigation: set[lxml_html.HtmlElement],
+    menus: set[lxml_html.HtmlElement],
 ) -> Iterator[LinkContext]:
     found: list[tuple[str, str, lxml_html.HtmlElement]] = []
     link_chars: Counter[lxml_html.HtmlElement] = Counter()
+    link_counts: Counter[lxml_html.HtmlElement] = Counter()
     for anchor in root.iter("a", "area"):
         href = anchor.get("href")
         if not href:
@@ -249,6 +253,7 @@ def _links(
         block = _block_of(anchor)
         found.append((url, text, block))
         link_chars[block] += len(text)
+        link_counts[block] += 1
     block_texts: dict[lxml_html.HtmlElement, str] = {}
     for url, text, block in found:
         if block not in block_texts:
@@ -257,7 +262,8 @@ def _links(
         # A block that is mostly link text is navigation: its text says where the
         # site goes, not what this link is about.
         if link_chars[block] > noise_ratio * len(block_text):
-            navigation.add(block)
+            if link_chars[block] <= MENU_ANCHOR_CHARS * link_counts[block]:
+                menus.add(block)
             yield LinkContext(url, text, text, navigation=True)
         else:
             yield LinkContext(url, text, _around(block_text, text, context_chars))
@@ -274,8 +280,8 @@ def extract_page(
     """Title, visible body text (capped) and every link keyed by its canonical URL."""
     title = _SPACES.sub(" ", root.findtext(".//title") or "").strip()
     links: dict[str, LinkContext] = {}
-    navigation: set[lxml_html.HtmlElement] = set()
-    for link in _links(root, base_url, context_chars, noise_ratio, navigation):
+    menus: set[lxml_html.HtmlElement] = set()
+    for link in _links(root, base_url, context_chars, noise_ratio, menus):
         key = canonical(link.url)
         known = links.get(key)
         if known is None:
@@ -294,13 +300,13 @@ def extract_page(
                 navigation=known.navigation and link.navigation,
             )
     bodies = root.xpath("//body")
-    body = _content_text(bodies[0] if bodies else root, navigation)
+    body = _content_text(bodies[0] if bodies else root, menus)
     return PageText(title, body[:max_chars], links)
 
 
 def _content_text(element: lxml_html.HtmlElement, skip: set[lxml_html.HtmlElement]) -> str:
-    """Visible text outside navigation blocks: menus and link lists name the whole
-    site's topics, and would make every page look a little like every topic."""
+    """Visible text outside menus: they name the whole site's sections, and would make
+    every page look a little like every topic."""
     parts: list[str] = []
 
     def walk(node: lxml_html.HtmlElement) -> None:
