@@ -199,3 +199,36 @@ def test_requests_that_cannot_be_serialized_stay_in_memory(crawler):
         queue.push(request(f"r{i}", 0.5))
     assert drain(queue) == [f"r{i}" for i in range(10)] + ["local"]
     queue.close()
+
+
+def test_a_crawl_that_spills_fetches_in_the_all_memory_order(site, site_url, tmp_path):
+    """The demo crawl with a frontier of two requests in memory fetches the same pages
+    in the same order as with every request in memory."""
+    from test_spider import crawl_command, paths, read_jsonl, scrapy
+
+    one_at_a_time = "CONCURRENT_REQUESTS_PER_DOMAIN=1"  # a deterministic order to compare
+    memory = scrapy(
+        *crawl_command(
+            site_url,
+            site,
+            tmp_path / "memory",
+            one_at_a_time,
+            "SCHEDULER_MEMORY_QUEUE=topicspider.pqueues.MemoryQueue",
+        )
+    )
+    spill = scrapy(
+        *crawl_command(
+            site_url,
+            site,
+            tmp_path / "spill",
+            one_at_a_time,
+            "SCHEDULER_MEMORY_QUEUE=topicspider.pqueues.SpillQueue",
+            "TOPIC_QUEUE_MEMORY_LIMIT=2",
+        )
+    )
+    assert memory.returncode == 0, memory.stderr[-2000:]
+    assert spill.returncode == 0, spill.stderr[-2000:]
+    assert "'topic/queue/spilled'" in spill.stderr
+    expected = paths(read_jsonl(tmp_path / "memory" / "fetch.jsonl"))
+    assert len(expected) > 20
+    assert paths(read_jsonl(tmp_path / "spill" / "fetch.jsonl")) == expected

@@ -48,11 +48,14 @@ TOPIC_DUPEFILTER = "exact"
 TOPIC_BLOOM_CAPACITY = 10_000_000
 # Bloom filter false-positive rate: the expected share of new URLs skipped as seen.
 TOPIC_BLOOM_ERROR_RATE = 0.001
+# Requests the frontier keeps in memory (the best ones); the rest wait in a temporary
+# SQLite file (SpillQueue). With JOBDIR the whole frontier is on disk anyway.
+TOPIC_QUEUE_MEMORY_LIMIT = 50_000
 
 # --- Scrapy components -----------------------------------------------------
 SCHEDULER = "topicspider.scheduler.TopicScheduler"
 SCHEDULER_PRIORITY_QUEUE = "topicspider.pqueues.ScorePriorityQueue"
-SCHEDULER_MEMORY_QUEUE = "topicspider.pqueues.MemoryQueue"
+SCHEDULER_MEMORY_QUEUE = "topicspider.pqueues.SpillQueue"
 SCHEDULER_DISK_QUEUE = "topicspider.pqueues.DiskQueue"
 DUPEFILTER_CLASS = "topicspider.dupefilters.TopicDupeFilter"
 
