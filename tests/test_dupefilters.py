@@ -82,3 +82,19 @@ def test_a_bloom_crawl_fetches_each_page_once_and_the_same_pages(site, site_url,
     assert len(fetched) == len(set(fetched))
     assert fetched == paths(read_jsonl(tmp_path / "exact" / "fetch.jsonl"))
     assert "'dupefilter/bloom/urls'" in bloom.stderr
+
+
+def test_a_paused_bloom_crawl_resumes_without_fetching_twice(site, site_url, tmp_path):
+    jobdir = tmp_path / "job"
+    command = crawl_command(site_url, site, tmp_path, f"JOBDIR={jobdir}", "TOPIC_DUPEFILTER=bloom")
+    first = scrapy(*command, "-s", "CLOSESPIDER_PAGECOUNT=6")
+    assert first.returncode == 0, first.stderr[-2000:]
+    assert (jobdir / "requests.bloom").exists()
+    fetched_first = paths(read_jsonl(tmp_path / "fetch.jsonl"))
+
+    second = scrapy(*command)
+    assert second.returncode == 0, second.stderr[-2000:]
+    assert "Resumed the Bloom filter" in second.stderr
+    fetched = paths(read_jsonl(tmp_path / "fetch.jsonl"))
+    assert len(fetched) > len(fetched_first) + 10
+    assert len(fetched) == len(set(fetched)), "a page was fetched twice"

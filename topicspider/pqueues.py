@@ -147,15 +147,16 @@ class MemoryQueue:
 
 
 class SpillQueue(MemoryQueue):
-    """A ``MemoryQueue`` of at most ``limit`` requests; the rest wait in a temporary SQLite file.
+    """A ``MemoryQueue`` of about ``limit`` requests; the rest wait in a temporary SQLite file.
 
     Memory holds the best requests (the head, popped next) and the newest (the
     tail, until the next spill); the disk holds the middle. When memory passes
-    ``limit``, its worse half is written to the file in one transaction. ``pop``
+    ``limit`` (by a push; by one refill batch at most on a pop), its worse half is
+    written to the file in one transaction. ``pop``
     compares a slot's best in memory with its best on disk and, if the disk's is
     better, first moves that slot's best ``refill`` requests back into memory: the
     order is exactly a ``MemoryQueue``'s. ``improve`` finds a spilled request by
-    its fingerprint (an index) and rescoring works on both parts.
+    its fingerprint (an index); one whose score it raises moves back to memory.
 
     Requests that cannot be serialized stay in memory. The file is an SQLite
     private temporary database (in ``TMPDIR``), deleted when the queue closes.
@@ -202,19 +203,27 @@ class SpillQueue(MemoryQueue):
             return False
         db = self._disk()
         known = db.execute(
-            "SELECT seq, neg_score FROM spill WHERE fingerprint = ?", (fingerprint,)
+            "SELECT seq, neg_score, slot FROM spill WHERE fingerprint = ?", (fingerprint,)
         ).fetchone()
         if known is None:
             return False
-        order = (-score_of(request), known[0])
-        if order[0] < known[1] and (data := self._dumps(request)) is not None:
-            db.execute(
-                "UPDATE spill SET neg_score = ?, request = ? WHERE seq = ?",
-                (order[0], data, known[0]),
-            )
-            if order < self._disk_tops[slot]:
-                self._disk_tops[slot] = order
+        seq, neg_score, known_slot = known
+        if -score_of(request) < neg_score:
+            # Back to memory: a raised score often makes it one of the next to go.
+            db.execute("DELETE FROM spill WHERE seq = ?", (seq,))
+            self._disk_length -= 1
+            if self._disk_tops[known_slot] == (neg_score, seq):
+                self._find_disk_top(known_slot)
+            self._add([-score_of(request), seq, request, fingerprint], slot)
         return True
+
+    def _find_disk_top(self, slot: str) -> None:
+        query = "SELECT neg_score, seq FROM spill WHERE slot = ? ORDER BY neg_score, seq LIMIT 1"
+        top = self._disk().execute(query, (slot,)).fetchone()
+        if top is None:
+            del self._disk_tops[slot]
+        else:
+            self._disk_tops[slot] = tuple(top)
 
     def _dumps(self, request: Request) -> bytes | None:
         spider = self.crawler.spider if self.crawler is not None else None
@@ -273,17 +282,12 @@ class SpillQueue(MemoryQueue):
         db.executemany("DELETE FROM spill WHERE seq = ?", [(row[0],) for row in rows])
         db.execute("COMMIT")
         self._disk_length -= len(rows)
+        if self.stats is not None:
+            self.stats.inc_value("topic/queue/refilled", len(rows))
         for seq, neg_score, fingerprint, data in rows:
             request = request_from_dict(pickle.loads(data), spider=spider)
             self._add([neg_score, seq, request, fingerprint], slot)
-        top = db.execute(
-            "SELECT neg_score, seq FROM spill WHERE slot = ? ORDER BY neg_score, seq LIMIT 1",
-            (slot,),
-        ).fetchone()
-        if top is None:
-            del self._disk_tops[slot]
-        else:
-            self._disk_tops[slot] = tuple(top)
+        self._find_disk_top(slot)
 
     def _memory_is_behind(self, slot: str) -> bool:
         disk = self._disk_tops.get(slot)
@@ -301,7 +305,7 @@ class SpillQueue(MemoryQueue):
         if self._memory_is_behind(slot):
             self._refill(slot)
         request = super().pop(slot)
-        if len(self._entries) > self.limit:
+        if len(self._entries) > self.limit + self.refill:  # a refill may overshoot by a batch
             self._spill()
         return request
 
