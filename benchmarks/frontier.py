@@ -27,7 +27,8 @@ import sys
 from collections.abc import Callable
 
 URLS = 10_000_000
-QUEUED = 300_000
+QUEUED = 300_000  # the memory queue needs 1.5 kB each
+SPILLED = 1_000_000
 
 
 def rss() -> int:
@@ -99,8 +100,8 @@ def measure_queue(kind: str, count: int, limit: int) -> dict:
     assert len(queue) == count
     result = {
         "bytes_per_queued_request": round((after - before) / count, 1),
-        "marginal_bytes_per_queued_request": round((after - half) / (count - count // 2), 1),
-        "rss_mb": round(after / 2**20, 1),
+        "growth_mb_at_half": round((half - before) / 2**20, 1),
+        "growth_mb": round((after - before) / 2**20, 1),
     }
     if kind == "spill":
         db = queue.queue._db
@@ -127,7 +128,8 @@ def child(*args: str) -> dict:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--urls", type=int, default=URLS, help="URLs for the dedup figures")
-    parser.add_argument("--queued", type=int, default=QUEUED, help="requests for the queue")
+    parser.add_argument("--queued", type=int, default=QUEUED, help="requests, memory queue")
+    parser.add_argument("--spilled", type=int, default=SPILLED, help="requests, spill queue")
     parser.add_argument("--limit", type=int, default=None, help="TOPIC_QUEUE_MEMORY_LIMIT")
     parser.add_argument("--measure", help=argparse.SUPPRESS)  # run in a child process
     args = parser.parse_args(argv)
@@ -140,35 +142,43 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(measure_dedup(args.measure, args.urls)))
         return
     if args.measure in ("memory", "spill"):
-        print(json.dumps(measure_queue(args.measure, args.queued, args.limit)))
+        count = args.queued if args.measure == "memory" else args.spilled
+        print(json.dumps(measure_queue(args.measure, count, args.limit)))
         return
 
-    common = ["--urls", str(args.urls), "--queued", str(args.queued), "--limit", str(args.limit)]
-    result: dict = {"urls": args.urls}
+    common = ["--urls", str(args.urls), "--limit", str(args.limit)]
+    common += ["--queued", str(args.queued), "--spilled", str(args.spilled)]
+    seen, queued = {}, {}
     for kind in ("exact", "bloom"):
         figures = child("--measure", kind, *common)
-        result[f"{kind}_bytes_per_seen_url"] = figures["bytes_per_seen_url"]
+        seen[kind] = figures["bytes_per_seen_url"]
         print(json.dumps({"dedup": kind, "urls": args.urls, **figures}), flush=True)
-    result["queued_requests_measured"] = args.queued
-    for kind in ("memory", "spill"):
+    for kind, count in (("memory", args.queued), ("spill", args.spilled)):
         figures = child("--measure", kind, *common)
-        print(json.dumps({"queue": kind, "requests": args.queued, **figures}), flush=True)
-        result[f"{kind}_bytes_per_queued_request"] = figures["bytes_per_queued_request"]
-        if kind == "spill":
-            result["spill_marginal_bytes_per_queued_request"] = figures[
-                "marginal_bytes_per_queued_request"
-            ]
-            result["spill_disk_bytes_per_request"] = figures["disk_bytes_per_spilled_request"]
-            result["spill_memory_limit"] = args.limit
-    result["bytes_per_seen_url"] = {
-        "exact": result["exact_bytes_per_seen_url"],
-        "bloom": result["bloom_bytes_per_seen_url"],
-    }
-    result["bytes_per_queued_request"] = {
-        "memory": result["memory_bytes_per_queued_request"],
-        "spill": result["spill_bytes_per_queued_request"],
-    }
-    print(json.dumps(result))
+        queued[kind] = figures
+        print(json.dumps({"queue": kind, "requests": count, **figures}), flush=True)
+    spill = queued["spill"]
+    print(
+        json.dumps(
+            {
+                "urls": args.urls,
+                "bytes_per_seen_url": seen,
+                "bytes_per_queued_request": {
+                    k: v["bytes_per_queued_request"] for k, v in queued.items()
+                },
+                "queued_requests_measured": {"memory": args.queued, "spill": args.spilled},
+                "note": (
+                    f"queues measured with fewer than {args.urls} requests: the memory queue grows"
+                    f" {queued['memory']['bytes_per_queued_request']:.0f} B per request"
+                    f" ({queued['memory']['bytes_per_queued_request'] * args.urls / 2**30:.1f} GiB"
+                    f" for {args.urls}); the spill queue keeps {args.limit} in memory and grew"
+                    f" {spill['growth_mb_at_half']} MB at {args.spilled // 2} requests,"
+                    f" {spill['growth_mb']} MB at {args.spilled}, the rest on disk at"
+                    f" {spill['disk_bytes_per_spilled_request']:.0f} B per request"
+                ),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":
