@@ -6,7 +6,7 @@ SCRAPY := $(VENV)/bin/scrapy
 STAMP := $(VENV)/.installed
 
 .PHONY: install system-deps fonts test lint demo eval clean deploy scrapyd-up scrapyd-down \
-	mysql-up mysql-down
+	mysql-up mysql-down bench bench-frontier bench-profile
 
 install: $(STAMP)
 
@@ -17,11 +17,12 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
-# Servers the integration tests start on 127.0.0.1 (Debian packages).
+# Servers the integration tests and benchmarks start on 127.0.0.1 (Debian packages).
 system-deps:
 	@missing=""; \
 	command -v mariadbd >/dev/null 2>&1 || test -x /usr/sbin/mariadbd || missing="$$missing mariadb-server"; \
 	command -v redis-server >/dev/null 2>&1 || missing="$$missing redis-server"; \
+	command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx || missing="$$missing nginx-light"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing$$missing"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
@@ -72,6 +73,18 @@ mysql-up: install system-deps
 
 mysql-down: install
 	$(PY) -m demo.mariadb down --dir $(MYSQL_DIR)
+
+# Throughput against plain Scrapy on a generated 20,000-page site served by nginx.
+bench: install system-deps
+	$(PY) -m benchmarks.bench $(BENCH_ARGS)
+
+# Memory per seen URL (exact set vs Bloom) and per queued request (memory vs spill).
+bench-frontier: install
+	$(PY) -m benchmarks.frontier $(BENCH_ARGS)
+
+# Where the topic crawl's time goes: one bench crawl under cProfile.
+bench-profile: install system-deps
+	$(PY) -m benchmarks.bench --profile $(BENCH_ARGS)
 
 clean:
 	rm -rf pages report .pytest_cache

@@ -1,8 +1,10 @@
+import random
+
 import pytest
 from scrapy import Request, Spider
 from scrapy.utils.test import get_crawler
 
-from topicspider.pqueues import DiskQueue, MemoryQueue, ScorePriorityQueue, score_of
+from topicspider.pqueues import DiskQueue, MemoryQueue, ScorePriorityQueue, SpillQueue, score_of
 
 
 class QueueSpider(Spider):
@@ -34,13 +36,18 @@ def drain(queue) -> list[str]:
     return urls
 
 
-@pytest.fixture(params=["memory", "disk"])
+def spill_queue(crawler, limit: int) -> ScorePriorityQueue:
+    return ScorePriorityQueue(SpillQueue(limit, crawler), crawler.request_fingerprinter)
+
+
+@pytest.fixture(params=["memory", "disk", "spill"])
 def queue(request, crawler, tmp_path):
     if request.param == "memory":
-        cls, key = MemoryQueue, ""
+        pq = ScorePriorityQueue.from_crawler(crawler, MemoryQueue, "")
+    elif request.param == "disk":
+        pq = ScorePriorityQueue.from_crawler(crawler, DiskQueue, str(tmp_path / "q"))
     else:
-        cls, key = DiskQueue, str(tmp_path / "q")
-    pq = ScorePriorityQueue.from_crawler(crawler, cls, key)
+        pq = spill_queue(crawler, 3)  # spills after every few pushes
     yield pq
     pq.close()
 
@@ -126,3 +133,102 @@ def test_best_request_across_slots(queue):
         "http://127.0.0.1/c",
         "http://127.0.0.1/a",
     ]
+
+
+def test_spill_keeps_memory_bounded(crawler):
+    queue = spill_queue(crawler, 10)
+    for i in range(1000):
+        queue.push(request(f"r{i}", i % 7 / 7))
+        assert len(queue.queue._entries) <= 10
+    assert len(queue) == 1000
+    assert crawler.stats.get_value("topic/queue/spilled") >= 990
+    popped = [score_of(queue.pop()) for _ in range(1000)]
+    assert popped == sorted(popped, reverse=True)
+    assert len(queue) == 0
+    assert queue.pop() is None
+    queue.close()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_spill_pops_in_exactly_the_memory_queue_order(crawler, seed):
+    """Random pushes, rescores and pops over three slots: a SpillQueue with a tiny limit
+    hands out the same requests in the same order as the all-memory queue."""
+    rng = random.Random(seed)
+    reference = ScorePriorityQueue(MemoryQueue(), crawler.request_fingerprinter)
+    spilling = spill_queue(crawler, rng.choice([1, 2, 5, 16]))
+    hosts = ["127.0.0.1", "localhost", "127.0.0.2"]
+    for _ in range(3000):
+        action = rng.random()
+        if action < 0.6:
+            url = f"http://{rng.choice(hosts)}/p{rng.randrange(400)}"
+            score = rng.choice([0.1, 0.2, 0.5, rng.random()])
+            for queue in (reference, spilling):
+                new = Request(url, meta={"topic_score": score})
+                if not queue.rescore(new):
+                    queue.push(new)
+        else:
+            expected, got = reference.pop(), spilling.pop()
+            assert (got and (got.url, score_of(got))) == (
+                expected and (expected.url, score_of(expected))
+            )
+        assert len(spilling) == len(reference)
+    assert crawler.stats.get_value("topic/queue/spilled")
+    assert drain(spilling) == drain(reference)
+    spilling.close()
+
+
+def test_rescoring_reaches_spilled_requests(crawler):
+    queue = spill_queue(crawler, 4)
+    for i in range(20):
+        queue.push(request(f"r{i}", 0.5))
+    queue.push(request("late", 0.1))
+    assert queue.queue._disk_length > 0
+    assert queue.rescore(request("late", 0.05))  # lower: still queued, unchanged
+    assert queue.rescore(request("late", 0.9))  # higher: now first
+    assert not queue.rescore(request("unknown", 0.9))
+    assert drain(queue) == ["late"] + [f"r{i}" for i in range(20)]
+    queue.close()
+
+
+def test_requests_that_cannot_be_serialized_stay_in_memory(crawler):
+    queue = spill_queue(crawler, 2)
+    queue.push(
+        Request("http://127.0.0.1/local", callback=lambda r: None, meta={"topic_score": 0.0})
+    )
+    for i in range(10):
+        queue.push(request(f"r{i}", 0.5))
+    assert drain(queue) == [f"r{i}" for i in range(10)] + ["local"]
+    queue.close()
+
+
+def test_a_crawl_that_spills_fetches_in_the_all_memory_order(site, site_url, tmp_path):
+    """The demo crawl with a frontier of two requests in memory fetches the same pages
+    in the same order as with every request in memory."""
+    from test_spider import crawl_command, paths, read_jsonl, scrapy
+
+    one_at_a_time = "CONCURRENT_REQUESTS_PER_DOMAIN=1"  # a deterministic order to compare
+    memory = scrapy(
+        *crawl_command(
+            site_url,
+            site,
+            tmp_path / "memory",
+            one_at_a_time,
+            "SCHEDULER_MEMORY_QUEUE=topicspider.pqueues.MemoryQueue",
+        )
+    )
+    spill = scrapy(
+        *crawl_command(
+            site_url,
+            site,
+            tmp_path / "spill",
+            one_at_a_time,
+            "SCHEDULER_MEMORY_QUEUE=topicspider.pqueues.SpillQueue",
+            "TOPIC_QUEUE_MEMORY_LIMIT=2",
+        )
+    )
+    assert memory.returncode == 0, memory.stderr[-2000:]
+    assert spill.returncode == 0, spill.stderr[-2000:]
+    assert "'topic/queue/spilled'" in spill.stderr
+    expected = paths(read_jsonl(tmp_path / "memory" / "fetch.jsonl"))
+    assert len(expected) > 20
+    assert paths(read_jsonl(tmp_path / "spill" / "fetch.jsonl")) == expected

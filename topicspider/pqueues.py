@@ -7,6 +7,9 @@ its requests in the queue class the scheduler hands it: ``MemoryQueue`` (heaps)
 or, with ``JOBDIR``, ``DiskQueue`` (an SQLite table in the job folder), so a
 paused crawl resumes in the same order.
 
+``SpillQueue`` is a ``MemoryQueue`` that holds at most ``TOPIC_QUEUE_MEMORY_LIMIT``
+requests in memory, the best ones, and keeps the rest in a temporary SQLite file.
+
 Requests are kept per download slot (host), and a request is handed to the
 engine only when its slot has room. Otherwise the engine would pull up to
 ``CONCURRENT_REQUESTS`` requests into the downloader's own FIFO queues at once,
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import logging
 import pickle
 import sqlite3
 from collections import Counter
@@ -36,7 +40,16 @@ if TYPE_CHECKING:
     from scrapy.utils.request import RequestFingerprinterProtocol
     from typing_extensions import Self
 
-__all__ = ["DiskQueue", "MemoryQueue", "ScorePriorityQueue", "ScoreQueue", "score_of"]
+__all__ = [
+    "DiskQueue",
+    "MemoryQueue",
+    "ScorePriorityQueue",
+    "ScoreQueue",
+    "SpillQueue",
+    "score_of",
+]
+
+logger = logging.getLogger(__name__)
 
 #: The request meta key holding the float score the queue orders by.
 SCORE_KEY = "topic_score"
@@ -131,6 +144,184 @@ class MemoryQueue:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+class SpillQueue(MemoryQueue):
+    """A ``MemoryQueue`` of about ``limit`` requests; the rest wait in a temporary SQLite file.
+
+    Memory holds the best requests (the head, popped next) and the newest (the
+    tail, until the next spill); the disk holds the middle. When memory passes
+    ``limit`` (by a push; by one refill batch at most on a pop), its worse half is
+    written to the file in one transaction. ``pop``
+    compares a slot's best in memory with its best on disk and, if the disk's is
+    better, first moves that slot's best ``refill`` requests back into memory: the
+    order is exactly a ``MemoryQueue``'s. ``improve`` finds a spilled request by
+    its fingerprint (an index); one whose score it raises moves back to memory.
+
+    Requests that cannot be serialized stay in memory. The file is an SQLite
+    private temporary database (in ``TMPDIR``), deleted when the queue closes.
+    """
+
+    def __init__(self, limit: int, crawler: Crawler | None = None) -> None:
+        super().__init__()
+        if limit < 1:
+            raise ValueError(f"TOPIC_QUEUE_MEMORY_LIMIT must be at least 1, got {limit}")
+        self.limit = limit
+        self.refill = max(1, min(1000, limit // 4))
+        self.crawler = crawler
+        self.stats = crawler.stats if crawler is not None else None
+        self._db: sqlite3.Connection | None = None
+        #: Slot → order key of its best request on disk; only slots with requests on disk.
+        self._disk_tops: dict[str, Order] = {}
+        self._disk_length = 0
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, key: str) -> Self:
+        return cls(crawler.settings.getint("TOPIC_QUEUE_MEMORY_LIMIT"), crawler)
+
+    def _disk(self) -> sqlite3.Connection:
+        if self._db is None:
+            self._db = sqlite3.connect("", isolation_level=None)
+            self._db.executescript(
+                "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+                "CREATE TABLE spill (seq INTEGER PRIMARY KEY, slot TEXT NOT NULL,"
+                " neg_score REAL NOT NULL, fingerprint TEXT NOT NULL UNIQUE,"
+                " request BLOB NOT NULL);"
+                "CREATE INDEX spill_order ON spill (slot, neg_score, seq);"
+            )
+        return self._db
+
+    def push(self, request: Request, slot: str, fingerprint: str) -> None:
+        super().push(request, slot, fingerprint)
+        if len(self._entries) > self.limit:
+            self._spill()
+
+    def improve(self, request: Request, slot: str, fingerprint: str) -> bool:
+        if super().improve(request, slot, fingerprint):
+            return True
+        if not self._disk_length:
+            return False
+        db = self._disk()
+        known = db.execute(
+            "SELECT seq, neg_score, slot FROM spill WHERE fingerprint = ?", (fingerprint,)
+        ).fetchone()
+        if known is None:
+            return False
+        seq, neg_score, known_slot = known
+        if -score_of(request) < neg_score:
+            # Back to memory: a raised score often makes it one of the next to go.
+            db.execute("DELETE FROM spill WHERE seq = ?", (seq,))
+            self._disk_length -= 1
+            if self._disk_tops[known_slot] == (neg_score, seq):
+                self._find_disk_top(known_slot)
+            self._add([-score_of(request), seq, request, fingerprint], slot)
+        return True
+
+    def _find_disk_top(self, slot: str) -> None:
+        query = "SELECT neg_score, seq FROM spill WHERE slot = ? ORDER BY neg_score, seq LIMIT 1"
+        top = self._disk().execute(query, (slot,)).fetchone()
+        if top is None:
+            del self._disk_tops[slot]
+        else:
+            self._disk_tops[slot] = tuple(top)
+
+    def _dumps(self, request: Request) -> bytes | None:
+        spider = self.crawler.spider if self.crawler is not None else None
+        try:
+            return pickle.dumps(request.to_dict(spider=spider), protocol=4)
+        except (ValueError, TypeError, AttributeError, pickle.PicklingError):
+            return None
+
+    def _spill(self) -> None:
+        """Move the worse half of the requests in memory to disk."""
+        live = [
+            (entry, slot)
+            for slot, heap in self._heaps.items()
+            for entry in heap
+            if entry[2] is not None
+        ]
+        live.sort(key=lambda pair: (pair[0][0], pair[0][1]))
+        keep, rows = live[: self.limit // 2], []
+        for entry, slot in live[self.limit // 2 :]:
+            data = self._dumps(entry[2])
+            if data is None:
+                keep.append((entry, slot))
+                continue
+            rows.append((entry[1], slot, entry[0], entry[3], data))
+            order = (entry[0], entry[1])
+            if slot not in self._disk_tops or order < self._disk_tops[slot]:
+                self._disk_tops[slot] = order
+        db = self._disk()
+        db.execute("BEGIN")
+        db.executemany(
+            "INSERT INTO spill (seq, slot, neg_score, fingerprint, request) VALUES (?, ?, ?, ?, ?)",
+            rows,
+        )
+        db.execute("COMMIT")
+        self._disk_length += len(rows)
+        self._heaps, self._entries = {}, {}
+        for entry, slot in keep:
+            self._heaps.setdefault(slot, []).append(entry)
+            self._entries[entry[3]] = entry
+        for heap in self._heaps.values():
+            heapq.heapify(heap)
+        if self.stats is not None:
+            self.stats.inc_value("topic/queue/spilled", len(rows))
+        logger.debug("Spilled %s requests to disk; %s there", len(rows), self._disk_length)
+
+    def _refill(self, slot: str) -> None:
+        """Move the slot's best requests on disk back into memory."""
+        db = self._disk()
+        rows = db.execute(
+            "SELECT seq, neg_score, fingerprint, request FROM spill WHERE slot = ?"
+            " ORDER BY neg_score, seq LIMIT ?",
+            (slot, self.refill),
+        ).fetchall()
+        spider = self.crawler.spider if self.crawler is not None else None
+        db.execute("BEGIN")
+        db.executemany("DELETE FROM spill WHERE seq = ?", [(row[0],) for row in rows])
+        db.execute("COMMIT")
+        self._disk_length -= len(rows)
+        if self.stats is not None:
+            self.stats.inc_value("topic/queue/refilled", len(rows))
+        for seq, neg_score, fingerprint, data in rows:
+            request = request_from_dict(pickle.loads(data), spider=spider)
+            self._add([neg_score, seq, request, fingerprint], slot)
+        self._find_disk_top(slot)
+
+    def _memory_is_behind(self, slot: str) -> bool:
+        disk = self._disk_tops.get(slot)
+        if disk is None:
+            return False
+        memory = super().peek(slot)
+        return memory is None or disk < memory
+
+    def peek(self, slot: str) -> Order | None:
+        if self._memory_is_behind(slot):
+            return self._disk_tops[slot]
+        return super().peek(slot)
+
+    def pop(self, slot: str) -> Request | None:
+        if self._memory_is_behind(slot):
+            self._refill(slot)
+        request = super().pop(slot)
+        if len(self._entries) > self.limit + self.refill:  # a refill may overshoot by a batch
+            self._spill()
+        return request
+
+    def slots(self) -> Iterable[str]:
+        return list(self._heaps.keys() | self._disk_tops.keys())
+
+    def close(self) -> None:
+        super().close()
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        self._disk_tops.clear()
+        self._disk_length = 0
+
+    def __len__(self) -> int:
+        return len(self._entries) + self._disk_length
 
 
 class DiskQueue:

@@ -95,11 +95,24 @@ TOPIC_FETCH_LOG = ""
 # If set, a folder that gets harvest.png, report.md and report.json when the crawl ends.
 TOPIC_REPORT = ""
 
+# --- Dedup and frontier memory ---------------------------------------------
+# Duplicate filter: "exact" (Scrapy's set of fingerprints, about 130 bytes per URL)
+# or "bloom" (about 1.8 bytes per URL at 0.1%; skips that share of new URLs).
+TOPIC_DUPEFILTER = "exact"
+# URLs the Bloom filter is sized for (17 MiB at 0.1%); past it false positives grow.
+TOPIC_BLOOM_CAPACITY = 10_000_000
+# Bloom filter false-positive rate: the expected share of new URLs skipped as seen.
+TOPIC_BLOOM_ERROR_RATE = 0.001
+# Requests the frontier keeps in memory (the best ones); the rest wait in a temporary
+# SQLite file (SpillQueue). With JOBDIR the whole frontier is on disk anyway.
+TOPIC_QUEUE_MEMORY_LIMIT = 50_000
+
 # --- Scrapy components -----------------------------------------------------
 SCHEDULER = "topicspider.scheduler.TopicScheduler"
 SCHEDULER_PRIORITY_QUEUE = "topicspider.pqueues.ScorePriorityQueue"
-SCHEDULER_MEMORY_QUEUE = "topicspider.pqueues.MemoryQueue"
+SCHEDULER_MEMORY_QUEUE = "topicspider.pqueues.SpillQueue"
 SCHEDULER_DISK_QUEUE = "topicspider.pqueues.DiskQueue"
+DUPEFILTER_CLASS = "topicspider.dupefilters.TopicDupeFilter"
 
 ITEM_PIPELINES = {
     "topicspider.pipelines.files.FilesystemPipeline": 300,

@@ -1,0 +1,219 @@
+"""``make bench``: topicspider's crawl against a plain Scrapy crawl of the same local site.
+
+Serves the generated benchmark site (:mod:`benchmarks.site`) with nginx, then runs,
+alternating, the plain spider (:mod:`benchmarks.plain`) and ``scrapy crawl topic`` with
+the project's default settings, each for the same number of pages, each in its own
+process (pages/s from the crawl's own stats, peak RSS from the kernel). Scoring cost
+per page is the spider's ``topic/scoring_seconds`` stat if it keeps one, else timed
+offline on pages of the same site. The last line printed is one JSON object.
+
+``--profile`` instead runs one topic crawl under cProfile and prints where its time goes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pstats
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from benchmarks.nginx import serve
+from benchmarks.site import SECTIONS, write_site
+
+ROOT = Path(__file__).resolve().parent.parent
+RUN_DIR = ROOT / ".run"
+KEYWORDS = "sports"
+
+
+def crawl(
+    kind: str,
+    url: str,
+    pages: int,
+    workdir: Path,
+    python_args: Sequence[str] = (),
+    settings: Sequence[str] = (),
+) -> dict:
+    """Run one crawl (``plain`` or ``topic``) in a child process with extra ``NAME=value``
+    settings; return its pages/s, CPU time per page, peak RSS and stats."""
+    stats_file = workdir / f"{kind}-stats.json"
+    common = [
+        "-s", f"CLOSESPIDER_PAGECOUNT={pages}",
+        "-s", "STATS_CLASS=benchmarks.stats.JsonStatsCollector",
+        "-s", f"BENCH_STATS_FILE={stats_file}",
+        "-s", f"LOG_FILE={workdir / f'{kind}.log'}",
+    ]  # fmt: skip
+    if kind == "plain":
+        command = ["runspider", str(ROOT / "benchmarks" / "plain.py"), "-a", f"seeds={url}"]
+    else:
+        command = ["crawl", "topic", "-a", f"seeds={url}", "-a", f"keywords={KEYWORDS}"]
+        common += ["-s", f"TOPIC_PAGES_DIR={workdir / 'pages'}"]
+    for setting in settings:
+        common += ["-s", setting]
+    process = subprocess.Popen(
+        [sys.executable, *python_args, "-m", "scrapy", *command, *common], cwd=ROOT
+    )
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode:
+        raise RuntimeError(f"{kind} crawl failed ({process.returncode}); see {workdir}")
+    stats = json.loads(stats_file.read_text())
+    fetched = stats.get("response_received_count", 0)
+    elapsed = stats["elapsed_time_seconds"]
+    return {
+        "kind": kind,
+        "pages": fetched,
+        "seconds": round(elapsed, 2),
+        "pages_per_s": round(fetched / elapsed, 1),
+        "cpu_ms_per_page": round(1000 * stats["bench/cpu_seconds"] / fetched, 3),
+        "rss_mb": round(usage.ru_maxrss / 1024, 1),
+        "load": round(os.getloadavg()[0], 2),
+        "stats": stats,
+    }
+
+
+def score_cost(site: Path, sample: int) -> dict[str, float]:
+    """Milliseconds per page to extract text and links, and to score the page and its links,
+    timed offline over ``sample`` pages of the benchmark site with a fresh scorer."""
+    from topicspider.keywords import load_keywords
+    from topicspider.relevance import BestFirst, LinkCandidate, Relevance
+    from topicspider.settings import TOPIC_ANCHOR_WEIGHT, TOPIC_CONTEXT_CHARS, TOPIC_MAX_TEXT_CHARS
+    from topicspider.text import extract_page, parse_html
+
+    relevance = Relevance(load_keywords(KEYWORDS))
+    strategy = BestFirst(relevance, TOPIC_ANCHOR_WEIGHT)
+    files = sorted(
+        (path for name in SECTIONS for path in (site / name).glob("*.html")),
+        key=lambda path: path.stat().st_ino,
+    )[:sample]
+    extract = score = 0.0
+    for path in files:
+        started = time.perf_counter()
+        page = extract_page(
+            parse_html(path.read_bytes()),
+            f"http://127.0.0.1/{path.parent.name}/{path.name}",
+            context_chars=TOPIC_CONTEXT_CHARS,
+            max_chars=TOPIC_MAX_TEXT_CHARS,
+        )
+        extracted = time.perf_counter()
+        page_relevance = relevance.page(page.title, page.body)
+        for link in page.links.values():
+            strategy.score(LinkCandidate(link, 1, page_relevance))
+        score += time.perf_counter() - extracted
+        extract += extracted - started
+    return {
+        "extract_ms_per_page": round(1000 * extract / len(files), 3),
+        "score_ms_per_page": round(1000 * score / len(files), 3),
+    }
+
+
+def profile(url: str, pages: int, workdir: Path, top: int) -> None:
+    """One topic crawl under cProfile (kept in ``.run/topic.prof``): the top functions
+    by own and by cumulative time, and topicspider's own functions."""
+    output = RUN_DIR / "topic.prof"
+    crawl("topic", url, pages, workdir, python_args=["-m", "cProfile", "-o", str(output)])
+    for order, restriction in (
+        ("tottime", top),
+        ("cumulative", top),
+        ("cumulative", "topicspider"),
+    ):
+        print(f"--- {restriction} by {order} ---", flush=True)
+        stats = pstats.Stats(str(output))
+        stats.sort_stats(order).print_stats(restriction, top)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pages", type=int, default=3000, help="pages per crawl")
+    parser.add_argument("--runs", type=int, default=2, help="crawls of each kind")
+    parser.add_argument("--site-pages", type=int, default=20_000)
+    parser.add_argument("--sample", type=int, default=1000, help="pages timed offline")
+    parser.add_argument(
+        "--spill-limit",
+        type=int,
+        default=0,
+        help="also crawl with TOPIC_QUEUE_MEMORY_LIMIT set to this (topic_spill)",
+    )
+    parser.add_argument("--profile", action="store_true", help="profile one topic crawl")
+    parser.add_argument("--top", type=int, default=30, help="functions shown by --profile")
+    args = parser.parse_args(argv)
+
+    site = write_site(RUN_DIR / "bench-site", args.site_pages)
+    RUN_DIR.mkdir(exist_ok=True)
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-", dir=RUN_DIR) as tmp,
+        serve(site, Path(tmp) / "nginx") as url,
+    ):
+        if args.profile:
+            profile(url, args.pages, Path(tmp), args.top)
+            return
+        kinds: dict[str, list[str]] = {"plain": [], "topic": []}
+        if args.spill_limit:
+            kinds["topic_spill"] = [
+                "SCHEDULER_MEMORY_QUEUE=topicspider.pqueues.SpillQueue",
+                f"TOPIC_QUEUE_MEMORY_LIMIT={args.spill_limit}",
+            ]
+        results: dict[str, list[dict]] = {kind: [] for kind in kinds}
+        for run in range(args.runs):
+            for kind, settings in kinds.items():
+                workdir = Path(tmp) / f"{kind}-{run}"
+                workdir.mkdir()
+                result = crawl(kind.split("_")[0], url, args.pages, workdir, settings=settings)
+                result["kind"] = kind
+                stats = result.pop("stats")
+                if kind != "plain":
+                    result["accepted"] = stats.get("topic/accepted", 0)
+                    if "topic/scoring_seconds" in stats:  # if the spider times its scoring
+                        result["score_ms_per_page"] = round(
+                            1000 * stats["topic/scoring_seconds"] / result["pages"], 3
+                        )
+                    result["spilled"] = stats.get("topic/queue/spilled", 0)
+                results[kind].append(result)
+                print(json.dumps(result), flush=True)
+    cost = score_cost(site, args.sample)
+    in_crawl = [r["score_ms_per_page"] for r in results["topic"] if "score_ms_per_page" in r]
+    if in_crawl:  # the crawl's own figure wins over the offline one
+        cost["score_ms_per_page_offline"] = cost["score_ms_per_page"]
+        cost["score_ms_per_page"] = round(statistics.mean(in_crawl), 3)
+    spill = {}
+    if args.spill_limit:
+        spill["topic_spill_pages_per_s"] = round(
+            statistics.mean(r["pages_per_s"] for r in results["topic_spill"]), 1
+        )
+        spill["topic_spill_cpu_ms_per_page"] = round(
+            statistics.mean(r["cpu_ms_per_page"] for r in results["topic_spill"]), 3
+        )
+    plain = statistics.mean(r["pages_per_s"] for r in results["plain"])
+    topic = statistics.mean(r["pages_per_s"] for r in results["topic"])
+    plain_cpu = statistics.mean(r["cpu_ms_per_page"] for r in results["plain"])
+    topic_cpu = statistics.mean(r["cpu_ms_per_page"] for r in results["topic"])
+    print(
+        json.dumps(
+            {
+                "pages": args.pages,
+                "runs": args.runs,
+                "plain_pages_per_s": round(plain, 1),
+                "topic_pages_per_s": round(topic, 1),
+                "throughput_ratio": round(topic / plain, 3),
+                "plain_cpu_ms_per_page": round(plain_cpu, 3),
+                "topic_cpu_ms_per_page": round(topic_cpu, 3),
+                "cpu_ratio": round(plain_cpu / topic_cpu, 3),
+                **cost,
+                "rss_mb_plain": max(r["rss_mb"] for r in results["plain"]),
+                "rss_mb_topic": max(r["rss_mb"] for r in results["topic"]),
+                **spill,
+                "cpus": os.cpu_count(),
+                "load": round(os.getloadavg()[0], 2),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
