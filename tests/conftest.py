@@ -54,3 +54,15 @@ def mariadb(tmp_path_factory: pytest.TempPathFactory, mysql_password: str) -> It
 def mysql_url(mariadb: MariaDB) -> str:
     """The URL of a new, empty database on the session's MariaDB."""
     return mariadb.create_database(f"test_{uuid.uuid4().hex[:12]}")
+
+
+@pytest.fixture(scope="session")
+def serial_crawl(site, site_url, tmp_path_factory):
+    """The pages a crawl of the fixture site fetches one request at a time: a deterministic
+    set to compare paused, resumed and crashed crawls with."""
+    from tests.test_spider import ONE_AT_A_TIME, crawl_command, paths, read_jsonl, scrapy
+
+    out = tmp_path_factory.mktemp("serial")
+    result = scrapy(*crawl_command(site_url, site, out, ONE_AT_A_TIME))
+    assert result.returncode == 0, result.stderr[-3000:]
+    return set(paths(read_jsonl(out / "fetch.jsonl")))

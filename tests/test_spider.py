@@ -68,15 +68,6 @@ def full_crawl(site, site_url, tmp_path_factory):
     return out, result.stderr
 
 
-@pytest.fixture(scope="module")
-def serial_crawl(site, site_url, tmp_path_factory):
-    """A crawl with one request at a time: a deterministic order to compare resumed crawls to."""
-    out = tmp_path_factory.mktemp("serial")
-    result = scrapy(*crawl_command(site_url, site, out, ONE_AT_A_TIME))
-    assert result.returncode == 0, result.stderr[-3000:]
-    return set(paths(read_jsonl(out / "fetch.jsonl")))
-
-
 ONE_AT_A_TIME = "CONCURRENT_REQUESTS_PER_DOMAIN=1"
 
 

@@ -10,7 +10,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from scrapy.dupefilters import BaseDupeFilter
+from scrapy.dupefilters import BaseDupeFilter, RFPDupeFilter
 from scrapy.utils.job import job_dir
 from scrapy.utils.misc import build_from_crawler, load_object
 from scrapy.utils.request import referer_str
@@ -25,15 +25,30 @@ if TYPE_CHECKING:
     from scrapy.utils.request import RequestFingerprinterProtocol
     from typing_extensions import Self
 
-__all__ = ["DUPEFILTERS", "BloomDupeFilter", "TopicDupeFilter"]
+__all__ = ["DUPEFILTERS", "BloomDupeFilter", "DurableRFPDupeFilter", "TopicDupeFilter"]
 
 logger = logging.getLogger(__name__)
 
 #: ``TOPIC_DUPEFILTER`` value → dupefilter class.
 DUPEFILTERS = {
-    "exact": "scrapy.dupefilters.RFPDupeFilter",
+    "exact": "topicspider.dupefilters.DurableRFPDupeFilter",
     "bloom": "topicspider.dupefilters.BloomDupeFilter",
 }
+
+
+class DurableRFPDupeFilter(RFPDupeFilter):
+    """Scrapy's exact filter, writing each new fingerprint through to ``JOBDIR`` at once.
+
+    Scrapy buffers ``requests.seen``; after a ``kill -9`` the last fingerprints would
+    be missing and their pages fetched again. The queue (``DiskQueue``) commits every
+    request as it comes, so the two stay in step.
+    """
+
+    def request_seen(self, request: Request) -> bool:
+        seen = super().request_seen(request)
+        if not seen and self.file:
+            self.file.flush()
+        return seen
 
 
 class TopicDupeFilter:

@@ -32,7 +32,7 @@ from scrapy.utils.misc import build_from_crawler
 from scrapy.utils.request import request_from_dict
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Collection, Iterable
 
     from scrapy import Request
     from scrapy.core.engine import ExecutionEngine
@@ -325,13 +325,15 @@ class SpillQueue(MemoryQueue):
 
 
 class DiskQueue:
-    """Requests in one SQLite table indexed by (slot, score, sequence), committed in batches.
+    """Requests in one SQLite table indexed by (slot, score, sequence), for ``JOBDIR``.
 
     SQLite rather than Scrapy's per-priority queue files because float scores
     have no buckets, and a table keeps the order across restarts for free.
+    Every change is committed at once (WAL, so a commit costs no fsync) and a
+    popped request stays in the table, marked taken, until the engine is done
+    with it: a crawl killed with ``kill -9`` loses no queued request, and the
+    ones in flight at the kill are queued again when the crawl resumes.
     """
-
-    COMMIT_EVERY = 500
 
     def __init__(self, path: Path, crawler: Crawler) -> None:
         self.crawler = crawler
@@ -341,27 +343,21 @@ class DiskQueue:
             "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
             "CREATE TABLE IF NOT EXISTS frontier (seq INTEGER PRIMARY KEY,"
             " slot TEXT NOT NULL, neg_score REAL NOT NULL, fingerprint TEXT NOT NULL UNIQUE,"
-            " request BLOB NOT NULL);"
-            "CREATE INDEX IF NOT EXISTS frontier_order ON frontier (slot, neg_score, seq);"
+            " request BLOB NOT NULL, taken INTEGER NOT NULL DEFAULT 0);"
+            "CREATE INDEX IF NOT EXISTS frontier_order ON frontier (slot, taken, neg_score, seq);"
+            # Requests in flight when the last crawl stopped were not finished: queue them again.
+            "UPDATE frontier SET taken = 0 WHERE taken = 1;"
         )
         self._counts: dict[str, int] = dict(
             self._db.execute("SELECT slot, COUNT(*) FROM frontier GROUP BY slot")
         )
         self._length = sum(self._counts.values())
         self._tops: dict[str, Order | None] = {}
-        self._pending = 0
-        self._db.execute("BEGIN")
+        self._taken: dict[int, Request] = {}
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, key: str) -> Self:
         return cls(Path(key), crawler)
-
-    def _tick(self) -> None:
-        self._pending += 1
-        if self._pending >= self.COMMIT_EVERY:
-            self._db.execute("COMMIT")
-            self._db.execute("BEGIN")
-            self._pending = 0
 
     def push(self, request: Request, slot: str, fingerprint: str) -> None:
         if self.improve(request, slot, fingerprint):
@@ -376,11 +372,11 @@ class DiskQueue:
 
     def improve(self, request: Request, slot: str, fingerprint: str) -> bool:
         known = self._db.execute(
-            "SELECT seq, neg_score FROM frontier WHERE fingerprint = ?", (fingerprint,)
+            "SELECT seq, neg_score, taken FROM frontier WHERE fingerprint = ?", (fingerprint,)
         ).fetchone()
         if known is None:
             return False
-        if -score_of(request) < known[1]:
+        if -score_of(request) < known[1] and not known[2]:
             self._db.execute(
                 "UPDATE frontier SET neg_score = ?, request = ? WHERE seq = ?",
                 (-score_of(request), self._dumps(request), known[0]),
@@ -395,12 +391,11 @@ class DiskQueue:
         top = self._tops.get(slot)
         if slot in self._tops and (top is None or order < top):
             self._tops[slot] = order
-        self._tick()
 
     def peek(self, slot: str) -> Order | None:
         if slot not in self._tops:
             self._tops[slot] = self._db.execute(
-                "SELECT neg_score, seq FROM frontier WHERE slot = ?"
+                "SELECT neg_score, seq FROM frontier WHERE slot = ? AND taken = 0"
                 " ORDER BY neg_score, seq LIMIT 1",
                 (slot,),
             ).fetchone()
@@ -413,20 +408,30 @@ class DiskQueue:
         (data,) = self._db.execute(
             "SELECT request FROM frontier WHERE seq = ?", (top[1],)
         ).fetchone()
-        self._db.execute("DELETE FROM frontier WHERE seq = ?", (top[1],))
+        self._db.execute("UPDATE frontier SET taken = 1 WHERE seq = ?", (top[1],))
         del self._tops[slot]
         self._counts[slot] -= 1
         self._length -= 1
         if not self._counts[slot]:
             del self._counts[slot]
-        self._tick()
-        return request_from_dict(pickle.loads(data), spider=self.crawler.spider)
+        request = request_from_dict(pickle.loads(data), spider=self.crawler.spider)
+        self._taken[top[1]] = request
+        return request
+
+    def settle(self, in_progress: Collection[Request]) -> None:
+        """Forget the taken requests the engine is done with (fetched and parsed, or failed)."""
+        done = [seq for seq, request in self._taken.items() if request not in in_progress]
+        if done:
+            self._db.executemany("DELETE FROM frontier WHERE seq = ?", [(seq,) for seq in done])
+            for seq in done:
+                del self._taken[seq]
 
     def slots(self) -> Iterable[str]:
         return self._counts.keys()
 
     def close(self) -> None:
-        self._db.execute("COMMIT")
+        # Scrapy closes the scheduler after the last request in flight is done.
+        self.settle(())
         self._db.close()
 
     def __len__(self) -> int:
@@ -486,8 +491,11 @@ class ScorePriorityQueue:
         the links they hold. Scrapy keeps that set as the engine slot's
         ``inprogress`` (not public API; pinned by the Scrapy version range).
         """
+        return Counter(self._slot(request) for request in self._requests_in_progress())
+
+    def _requests_in_progress(self) -> Collection[Request]:
         engine_slot = getattr(self.engine, "_slot", None)
-        return Counter(self._slot(request) for request in getattr(engine_slot, "inprogress", ()))
+        return getattr(engine_slot, "inprogress", ())
 
     def _has_room(self, slot: str, in_progress: Counter[str]) -> bool:
         if self.engine is None:
@@ -512,6 +520,9 @@ class ScorePriorityQueue:
         return self.queue.improve(request, *self._key(request))
 
     def pop(self) -> Request | None:
+        settle = getattr(self.queue, "settle", None)
+        if settle is not None:
+            settle(self._requests_in_progress())
         in_progress = self._in_progress()
         best: tuple[Order, str] | None = None
         for slot in self.queue.slots():

@@ -1,0 +1,52 @@
+"""kill -9 a crawl running with JOBDIR at a random moment, run the same command again:
+it finishes, no accepted page is missing from the index or in it twice, and no page is
+fetched twice except the ones in flight at the kill."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+
+import pytest
+
+from tests.test_spider import ONE_AT_A_TIME, ROOT, crawl_command, paths, read_jsonl
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_kill_9_and_resume(site, site_url, tmp_path, serial_crawl, seed):
+    kill_after = random.Random(seed).randint(3, 25)
+    out, jobdir = tmp_path / "out", tmp_path / "job"
+    command = [
+        sys.executable,
+        "-m",
+        "scrapy",
+        *crawl_command(
+            site_url, site, out, f"JOBDIR={jobdir}", ONE_AT_A_TIME, "DOWNLOAD_DELAY=0.05"
+        ),
+    ]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 90
+    while len(read_jsonl(out / "fetch.jsonl")) < kill_after and time.monotonic() < deadline:
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+    before = paths(read_jsonl(out / "fetch.jsonl"))
+    assert len(before) < len(serial_crawl), "the crawl ended before the kill"
+
+    resumed = subprocess.run(
+        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240
+    )
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    fetched = paths(read_jsonl(out / "fetch.jsonl"))
+    twice = [path for path, n in Counter(fetched).items() if n > 1]
+    assert len(twice) <= 1, f"fetched twice, more than the request in flight: {twice}"
+    assert set(fetched) == serial_crawl
+    stored = paths(read_jsonl(out / "pages" / "index.jsonl"))
+    assert len(stored) == len(set(stored)), "a page is in the index twice"
+    assert {p for p in serial_crawl if p in site.on_topic} <= set(stored)
