@@ -7,13 +7,15 @@ import pytest
 from scrapy import Request
 from scrapy.dupefilters import RFPDupeFilter
 from scrapy.utils.test import get_crawler
-from test_spider import crawl_command, paths, read_jsonl, scrapy
 
+from tests.test_spider import crawl_command, paths, read_jsonl, scrapy
 from topicspider import settings as project_settings
 from topicspider.dupefilters import BloomDupeFilter, TopicDupeFilter
 from topicspider.exceptions import ConfigError
 
-PROJECT = {name: getattr(project_settings, name) for name in dir(project_settings)}
+PROJECT = {
+    name: getattr(project_settings, name) for name in dir(project_settings) if name.isupper()
+}
 
 
 def dupefilter(**settings):
