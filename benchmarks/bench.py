@@ -118,14 +118,10 @@ def profile(url: str, pages: int, workdir: Path, top: int) -> None:
     by own and by cumulative time, and topicspider's own functions."""
     output = RUN_DIR / "topic.prof"
     crawl("topic", url, pages, workdir, python_args=["-m", "cProfile", "-o", str(output)])
-    for order, restriction in (
-        ("tottime", top),
-        ("cumulative", top),
-        ("cumulative", "topicspider"),
-    ):
+    views = [("tottime", top), ("cumulative", top), ("cumulative", "/topicspider/")]
+    for order, restriction in views:
         print(f"--- {restriction} by {order} ---", flush=True)
-        stats = pstats.Stats(str(output))
-        stats.sort_stats(order).print_stats(restriction, top)
+        pstats.Stats(str(output)).sort_stats(order).print_stats(restriction, top)
 
 
 def main(argv: list[str] | None = None) -> None:

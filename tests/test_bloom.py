@@ -144,3 +144,12 @@ def test_recently_seen_items_are_answered_without_asking_redis(redis_client):
 def test_redis_bits_refuse_more_than_a_redis_string_holds(redis_client):
     with pytest.raises(ValueError, match="at most"):
         RedisBits(redis_client, "test:big", 2**33)
+
+
+def test_redis_filters_adopt_the_size_of_the_first(redis_client):
+    first = BloomFilter.redis(redis_client, "test:sized", 10_000, 0.001)
+    second = BloomFilter.redis(redis_client, "test:sized", 50, 0.1)
+    assert (second.bits.size, second.hashes) == (first.bits.size, first.hashes)
+    assert not first.add(b"page")
+    assert second.add(b"page")
+    assert second.cache_size == 10_000

@@ -149,6 +149,22 @@ class BloomFilter:
         size, hashes = optimal_size(capacity, error_rate)
         return cls(LocalBits(size), hashes)
 
+    @classmethod
+    def redis(
+        cls, client: Redis, key: str, capacity: int, error_rate: float, *, cache_size: int = 10_000
+    ) -> Self:
+        """A filter in the Redis string ``key``, shared by every crawler that uses the key.
+
+        The first crawler fixes the size (kept in ``key:params``); the others adopt it
+        whatever their own settings, since different sizes would map one URL to
+        different bits.
+        """
+        size, hashes = optimal_size(capacity, error_rate)
+        params = f"{key}:params"
+        client.set(params, f"{size} {hashes}", nx=True)
+        size, hashes = map(int, client.get(params).split())
+        return cls(RedisBits(client, key, size), hashes, cache_size=cache_size)
+
     def positions(self, item: bytes) -> list[int]:
         digest = hashlib.blake2b(item, digest_size=16).digest()
         h1 = int.from_bytes(digest[:8], "little")
