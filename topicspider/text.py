@@ -15,7 +15,10 @@ from dataclasses import dataclass
 from importlib import resources
 from urllib.parse import unquote, urljoin, urlsplit
 
-import jieba
+try:  # the same segmenter and dictionary in C++, about six times faster
+    import jieba_fast_dat as jieba
+except ImportError:  # pragma: no cover - the pure-Python original
+    import jieba
 from lxml import etree
 from lxml import html as lxml_html
 from w3lib.html import strip_html5_whitespace
@@ -35,6 +38,15 @@ __all__ = [
 ]
 
 jieba.setLogLevel(logging.WARNING)
+
+
+@functools.cache
+def _jieba():
+    """The segmenter with its dictionary loaded: jieba_fast_dat cuts every character
+    apart until it is initialized, so every use goes through here."""
+    jieba.initialize()
+    return jieba
+
 
 #: Elements whose text is a unit of meaning: a link's context is the text of its block.
 BLOCK_TAGS = frozenset(
@@ -153,7 +165,7 @@ def tokenize(text: str) -> list[str]:
     tokens: list[str] = []
     for match in _RUNS.finditer(text.lower()):
         if match.lastgroup == "han":
-            words = jieba.lcut(match.group(), HMM=False)
+            words = _jieba().lcut(match.group(), HMM=False)
         else:
             words = [match.group()]
         tokens.extend(kept for word in words if (kept := _keep(word)))
@@ -166,13 +178,12 @@ def subwords(token: str) -> tuple[str, ...]:
     as jieba's search mode finds them, so a keyword matches inside compounds."""
     if len(token) < 3 or token.isascii():
         return ()
-    frequencies = jieba.dt.FREQ
     return tuple(
         gram
         for size in (2, 3)
         if size < len(token)
         for i in range(len(token) - size + 1)
-        if frequencies.get(gram := token[i : i + size]) and gram not in STOPWORDS
+        if _jieba().get_FREQ(gram := token[i : i + size]) and gram not in STOPWORDS
     )
 
 
@@ -189,7 +200,7 @@ def add_terms(terms: Iterable[str]) -> None:
         for run in _RUNS.finditer(term.lower()):
             if run.lastgroup == "han":
                 word = run.group()
-                jieba.add_word(word, freq=max(jieba.get_FREQ(word) or 0, 2000))
+                _jieba().add_word(word, freq=max(_jieba().get_FREQ(word) or 0, 2000))
 
 
 def canonical(url: str) -> str:
