@@ -79,6 +79,8 @@ class Relevance:
             for word in subwords(token):
                 counts[word] += n
         for term, words in self.phrases.items():
+            if not all(word in counts for word in words):
+                continue
             size = len(words)
             hits = sum(
                 1 for i in range(len(tokens) - size + 1) if tuple(tokens[i : i + size]) == words
