@@ -40,11 +40,22 @@ TOPIC_PROGRESS_INTERVAL = 30.0
 # If set, a JSON-lines file of every scored page in fetch order (url, relevance, accepted, ...).
 TOPIC_FETCH_LOG = ""
 
+# --- Download slots (local and Redis mode) ---------------------------------
+# "host": one download slot per host (polite); "aphash": a host's URLs spread over TOPIC_SLOTS
+# slots by the APHash of the URL, for more concurrency on one large site.
+TOPIC_SLOT_POLICY = "host"
+# Slots per host with TOPIC_SLOT_POLICY = "aphash".
+TOPIC_SLOTS = 4
+
 # --- Scrapy components -----------------------------------------------------
 SCHEDULER = "topicspider.scheduler.TopicScheduler"
 SCHEDULER_PRIORITY_QUEUE = "topicspider.pqueues.ScorePriorityQueue"
 SCHEDULER_MEMORY_QUEUE = "topicspider.pqueues.MemoryQueue"
 SCHEDULER_DISK_QUEUE = "topicspider.pqueues.DiskQueue"
+
+SPIDER_MIDDLEWARES = {
+    "topicspider.slots.SlotPolicyMiddleware": 600,
+}
 
 ITEM_PIPELINES = {
     "topicspider.pipelines.files.FilesystemPipeline": 300,

@@ -30,6 +30,7 @@ from topicspider.relevance import (
 )
 from topicspider.seeds import load_seeds
 from topicspider.signals import links_discovered, page_scored
+from topicspider.slots import SLOT_POLICIES
 from topicspider.text import LinkContext, canonical, extract_page
 
 if TYPE_CHECKING:
@@ -75,7 +76,11 @@ class TopicSpider(Spider):
         """Fail before the crawl starts, with one clear message, on bad input."""
         load_seeds(seeds)
         load_keywords(keywords or "")
-        for name, choices in (("TOPIC_STRATEGY", STRATEGIES), ("TOPIC_WEIGHTING", WEIGHTINGS)):
+        for name, choices in (
+            ("TOPIC_STRATEGY", STRATEGIES),
+            ("TOPIC_WEIGHTING", WEIGHTINGS),
+            ("TOPIC_SLOT_POLICY", SLOT_POLICIES),
+        ):
             if settings.get(name) not in choices:
                 raise ConfigError(
                     f"{name}={settings.get(name)!r}: expected one of {', '.join(sorted(choices))}"
