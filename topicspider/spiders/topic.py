@@ -19,6 +19,7 @@ from topicspider.exceptions import ConfigError
 from topicspider.items import PageItem
 from topicspider.keywords import KeywordVector, load_keywords
 from topicspider.pqueues import SCORE_KEY
+from topicspider.redis.crawl import check_settings
 from topicspider.relevance import (
     SEED_SCORE,
     STRATEGIES,
@@ -49,8 +50,9 @@ PARENT_KEY = "topic_parent"
 class TopicSpider(Spider):
     """Fetch the most promising links first; yield the pages that are on topic.
 
-    Arguments: ``seeds`` (URLs or a file), ``keywords`` (a file, a name in
-    ``keywords/`` or ``term:weight,...``), optional ``allow``/``deny`` URL regexes.
+    Arguments: ``seeds`` (URLs or a file; optional for a worker joining a crawl in Redis),
+    ``keywords`` (a file, a name in ``keywords/`` or ``term:weight,...``), optional
+    ``allow``/``deny`` URL regexes.
     """
 
     name = "topic"
@@ -64,7 +66,8 @@ class TopicSpider(Spider):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        self.seeds = load_seeds(seeds)
+        # Without seeds, only a worker joining a crawl in Redis has work (checked below).
+        self.seeds = load_seeds(seeds) if seeds else []
         self.keywords: KeywordVector = load_keywords(keywords or "")
         self.allow = allow
         self.deny = deny
@@ -73,9 +76,13 @@ class TopicSpider(Spider):
     def check_arguments(
         cls, settings: BaseSettings, seeds: str | None = None, keywords: str | None = None, **_: Any
     ) -> None:
-        """Fail before the crawl starts, with one clear message, on bad input."""
-        load_seeds(seeds)
-        load_keywords(keywords or "")
+        """Fail before the crawl starts, with one clear message, on bad input.
+
+        Seeds are optional with ``REDIS_URL``: a worker without them joins the shared crawl.
+        """
+        if seeds or not settings.get("REDIS_URL"):
+            load_seeds(seeds)
+        vector = load_keywords(keywords or "")
         for name, choices in (
             ("TOPIC_STRATEGY", STRATEGIES),
             ("TOPIC_WEIGHTING", WEIGHTINGS),
@@ -85,6 +92,8 @@ class TopicSpider(Spider):
                 raise ConfigError(
                     f"{name}={settings.get(name)!r}: expected one of {', '.join(sorted(choices))}"
                 )
+        if settings.get("REDIS_URL"):
+            check_settings(settings, cls.name, vector)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
@@ -94,6 +103,8 @@ class TopicSpider(Spider):
 
     def configure(self, crawler: Crawler) -> None:
         settings = crawler.settings
+        if not self.seeds and not settings.get("REDIS_URL"):
+            load_seeds(None)  # raises: a local crawl needs seeds
         self.threshold = settings.getfloat("TOPIC_THRESHOLD")
         self.tunnel_depth = settings.getint("TOPIC_TUNNEL_DEPTH")
         self.context_chars = settings.getint("TOPIC_CONTEXT_CHARS")
