@@ -9,11 +9,13 @@ from urllib.parse import urlsplit
 import pytest
 from redis_server import RedisServer
 from scrapy import Request, Spider
+from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
 from topicspider.exceptions import ConfigError
+from topicspider.keywords import parse_inline
 from topicspider.redis.connection import get_client
-from topicspider.redis.crawl import CrawlRecord
+from topicspider.redis.crawl import CrawlRecord, check_settings
 from topicspider.redis.partitions import partition_of
 from topicspider.redis.queue import CHECK, FORCE, RedisFrontier
 
@@ -255,3 +257,22 @@ def test_push_in_check_mode_is_the_default(make_frontier):
     frontier = make_frontier()
     assert frontier.push(request("x", 0.5), CHECK)
     assert frontier.step().added == 1
+
+
+def test_worker_settings_are_checked_before_the_crawl(redis_server, prefix):
+    name = prefix.split(":", 1)[1]
+    CrawlRecord(redis_server.client(), prefix, name).join("football 3\n", 1, None, True)
+    settings = Settings({"REDIS_URL": redis_server.url, "TOPIC_PARTITIONS": 1})
+    check_settings(settings, name, parse_inline("football:3"))
+    with pytest.raises(ConfigError, match="other keywords"):
+        check_settings(settings, name, parse_inline("asyncio:3"))
+    with pytest.raises(ConfigError, match="TOPIC_WORKER_PARTITIONS: 1 is not a partition"):
+        check_settings(
+            Settings({**settings, "TOPIC_WORKER_PARTITIONS": "1"}), name, parse_inline("football:3")
+        )
+    with pytest.raises(ConfigError, match="REDIS_URL='http://x'"):
+        check_settings(
+            Settings({**settings, "REDIS_URL": "http://x"}), name, parse_inline("football:3")
+        )
+    unreachable = Settings({**settings, "REDIS_URL": "redis://127.0.0.1:1/0"})
+    check_settings(unreachable, name, parse_inline("asyncio:3"))  # the worker will wait for Redis

@@ -95,9 +95,11 @@ def check_settings(settings: BaseSettings, spider_name: str, keywords: KeywordVe
     reached, the worker starts anyway and waits for it."""
     partitions = settings.getint("TOPIC_PARTITIONS")
     parse_worker_partitions(settings.getlist("TOPIC_WORKER_PARTITIONS"), partitions)
-    record = CrawlRecord(
-        get_client(settings), key_prefix(settings, spider_name), crawl_id(settings, spider_name)
-    )
+    try:
+        server = get_client(settings)
+    except ValueError as error:
+        raise ConfigError(f"REDIS_URL={settings.get('REDIS_URL')!r}: {error}") from None
+    record = CrawlRecord(server, key_prefix(settings, spider_name), crawl_id(settings, spider_name))
     try:
         stored = record.keywords()
     except UNAVAILABLE:

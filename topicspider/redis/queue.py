@@ -54,7 +54,8 @@ _DUPLICATE, _ADDED, _RAISED, _QUEUED = 0, 1, 2, 3
 @dataclass
 class Step:
     """What one round trip did: pushes added, rescored (still queued) and duplicates,
-    leases acknowledged, requests popped; and the crawl's state after it."""
+    leases acknowledged, requests popped; and the crawl's state after it: requests queued in
+    this worker's partitions and in all, requests in flight on all workers."""
 
     added: int = 0
     rediscovered: int = 0
@@ -62,6 +63,7 @@ class Step:
     acked: int = 0
     popped: int = 0
     queued: int = 0
+    queued_everywhere: int = 0
     active: int = 0
 
 
@@ -111,8 +113,8 @@ class RedisFrontier(Base):
         self._buffer: deque[tuple[bytes, Request]] = deque()
         #: Requests handed out and not yet acknowledged → their member in Redis.
         self.leases: dict[Request, bytes] = {}
-        self.queued = 0
-        self.active = 0
+        #: The crawl's state as of the last step (see ``Step``).
+        self.queued = self.queued_everywhere = self.active = 0
 
     # --- local side --------------------------------------------------------------
 
@@ -130,13 +132,10 @@ class RedisFrontier(Base):
             score = -math.inf
         if mode == CHECK and fingerprint in self._sent:
             mode = RESCORE
-        if mode == RESCORE:
-            if score <= self._sent.get(fingerprint, -math.inf):
-                return False
-        elif mode != FORCE:
+        if mode == RESCORE and score <= self._sent.get(fingerprint, -math.inf):
+            return False
+        if mode != FORCE:
             self._remember(fingerprint, score)
-        if mode == RESCORE:
-            self._sent[fingerprint] = score
         slot = self.slot_of(request) or "-"
         partition = partition_of(urlparse_cached(request).hostname or "", self.partitions)
         self._pushes.append(
@@ -145,7 +144,7 @@ class RedisFrontier(Base):
         return mode != RESCORE
 
     def _remember(self, fingerprint: str, score: float) -> None:
-        if len(self._sent) >= self.seen_cache:
+        if fingerprint not in self._sent and len(self._sent) >= self.seen_cache:
             for old in list(islice(self._sent, max(1, self.seen_cache // 10))):
                 del self._sent[old]
         self._sent[fingerprint] = score
@@ -200,11 +199,17 @@ class RedisFrontier(Base):
             args.extend(push)
         args.append(len(done))
         args.extend(self.leases[request] for request in done)
-        statuses, popped, queued, active, acked = self._step(args=args)
+        statuses, popped, queued, everywhere, active, acked = self._step(args=args)
         del self._pushes[: len(pushes)]
         for request in done:
             del self.leases[request]
-        result = Step(acked=acked, popped=len(popped) // 2, queued=queued, active=active)
+        result = Step(
+            acked=acked,
+            popped=len(popped) // 2,
+            queued=queued,
+            queued_everywhere=everywhere,
+            active=active,
+        )
         for push, status in zip(pushes, statuses, strict=True):
             if status == _ADDED:
                 result.added += 1
@@ -216,7 +221,7 @@ class RedisFrontier(Base):
         for member, data in zip(popped[::2], popped[1::2], strict=True):
             self._left_queue(member[16:].decode())
             self._buffer.append((member, self._decode_request(data)))
-        self.queued, self.active = queued, active
+        self.queued, self.queued_everywhere, self.active = queued, everywhere, active
         return result
 
     def heartbeat(self, lease: float) -> tuple[int, bool]:

@@ -155,6 +155,7 @@ class RedisScheduler(BaseScheduler):
         return Deferred.fromCoroutine(self._open(spider))
 
     async def _open(self, spider: Spider) -> None:
+        self.df.open()
         keywords = getattr(spider, "keywords", None)
         try:
             joined = await self._retrying(
@@ -168,6 +169,9 @@ class RedisScheduler(BaseScheduler):
             logger.error("%s", error)
             self._refusal = "crawl_mismatch"
             return
+        if joined is DOWN:
+            self._refusal = "shutdown"
+            return
         if joined is None:
             logger.info(
                 "No crawl %r in Redis at %s to join: start it with a worker given seeds"
@@ -178,7 +182,9 @@ class RedisScheduler(BaseScheduler):
             self._refusal = "no_crawl"
             return
         spider.allowed_domains = joined.domains or []
-        await self._retrying(self.frontier.heartbeat, self.lease)
+        if await self._retrying(self.frontier.heartbeat, self.lease) is DOWN:
+            self._refusal = "shutdown"
+            return
         self._joined = True
         logger.info(
             "%s crawl %r in Redis at %s as worker %s (partitions %s)",
@@ -188,7 +194,6 @@ class RedisScheduler(BaseScheduler):
             self.frontier.worker,
             self.frontier.worker_partitions,
         )
-        self.df.open()
         for function, interval in ((self._tick, self.poll_interval), (self._beat, self.lease / 3)):
             loop = create_looping_call(function)
             loop.start(interval, now=False)
@@ -274,11 +279,10 @@ class RedisScheduler(BaseScheduler):
         if self.frontier.buffered or self.frontier.pending:
             self._wake()
             raise DontCloseSpider
-        queued, active = self.frontier.queued, self.frontier.active
+        queued, active = self.frontier.queued_everywhere, self.frontier.active
         if not queued and not active:
             logger.info(
-                "Crawl %r is finished: nothing queued in this worker's partitions,"
-                " no request in flight on any worker",
+                "Crawl %r is finished: nothing queued, no request in flight on any worker",
                 self.record.name,
             )
             return
@@ -360,7 +364,8 @@ class RedisScheduler(BaseScheduler):
         return result
 
     async def _retrying(self, operation: Callable[..., Any], *args: Any) -> Any:
-        while (result := self._redis(operation, *args)) is DOWN:
+        """Retry until Redis answers, or until the crawl is stopped (Ctrl-C): DOWN then."""
+        while (result := self._redis(operation, *args)) is DOWN and self.crawler.crawling:
             await self._sleep(self.retry_interval)
         return result
 

@@ -222,11 +222,15 @@ for _ = 1, wanted do
   popped[#popped + 1] = redis.call('HGET', P .. ':req', bmember)
 end
 
-local queued = 0
+local queued, everywhere = 0, 0
 for _, part in ipairs(parts) do
   queued = queued + tonumber(redis.call('HGET', P .. ':size', part) or '0')
 end
-return {statuses, popped, queued, tonumber(redis.call('GET', P .. ':active') or '0'), acked}
+for _, size in ipairs(redis.call('HVALS', P .. ':size')) do
+  everywhere = everywhere + tonumber(size)
+end
+local active = tonumber(redis.call('GET', P .. ':active') or '0')
+return {statuses, popped, queued, everywhere, active, acked}
 """
 )
 
