@@ -20,6 +20,7 @@ import pytest
 from redis_server import RedisServer
 
 from demo.site import serve
+from topicspider.keywords import load_keywords
 from topicspider.redis.crawl import CrawlRecord
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -319,3 +320,16 @@ def test_a_worker_with_other_keywords_stops_with_a_clear_error(redis_server, tmp
         "crawl 'keywords-check' in Redis was started with other keywords: football 3" in errors[0]
     )
     assert "Spider opened" not in worker.log
+
+
+def test_an_idle_worker_waits_for_work_in_flight_then_leaves(redis_server, tmp_path):
+    prefix = "topicspider:waiting"
+    record = CrawlRecord(redis_server.client(), prefix, "waiting")
+    record.join(load_keywords("sports").to_text(), 1, None, has_seeds=True)
+    redis_server.client().set(f"{prefix}:active", 1)  # another worker is fetching a page
+    worker = start(
+        tmp_path, "idle", None, "REDIS_IDLE_TIMEOUT=2", redis=redis_server, crawl_id="waiting"
+    )
+    assert_finished_cleanly(worker)
+    assert "Nothing to do for 2 s (0 requests queued, 1 in flight elsewhere)" in worker.log
+    assert "Closing spider (idle_timeout)" in worker.log
