@@ -45,7 +45,7 @@ from topicspider.redis.connection import UNAVAILABLE, address, crawl_id, get_cli
 from topicspider.redis.crawl import CrawlRecord
 from topicspider.redis.dupefilter import RedisDupeFilter
 from topicspider.redis.partitions import parse_worker_partitions
-from topicspider.redis.queue import CHECK, FORCE, NEW, RESCORE, RedisFrontier
+from topicspider.redis.queue import CHECK, FORCE, NEW, RESCORE, RedisFrontier, Step
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection
@@ -330,7 +330,7 @@ class RedisScheduler(BaseScheduler):
         self._count(step)
         self._starved_at = monotonic() if step.popped < wanted else -math.inf
 
-    def _count(self, step: Any) -> None:
+    def _count(self, step: Step) -> None:
         for stat, value in (
             ("dupefilter/filtered", step.duplicates),
             ("topic/rediscovered", step.rediscovered),
