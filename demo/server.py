@@ -7,7 +7,7 @@ import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path, PurePosixPath
-from typing import ClassVar
+from typing import ClassVar, TextIO
 from urllib.parse import unquote, urlsplit
 
 #: Per-path header overrides, written by the generator beside the pages.
@@ -30,6 +30,7 @@ class SiteHandler(BaseHTTPRequestHandler):
 
     root: Path
     overrides: ClassVar[dict[str, dict[str, str]]] = {}
+    access_log: ClassVar[TextIO | None] = None
     protocol_version = "HTTP/1.1"
     server_version = "topicspider-demo/1.0"
 
@@ -41,6 +42,11 @@ class SiteHandler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: object) -> None:
         """Quiet: tests and ``make demo`` want clean output."""
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        """``GET /path 200``, one line per request, if the server keeps an access log."""
+        if self.access_log is not None:
+            self.access_log.write(f"{self.command} {self.path} {code}\n")
 
     def _respond(self, with_body: bool) -> None:
         found = self._locate(unquote(urlsplit(self.path).path))
@@ -73,16 +79,24 @@ class SiteHandler(BaseHTTPRequestHandler):
         return "/" + "/".join(parts), file
 
 
-def serve(root: Path, port: int = 0) -> tuple[ThreadingHTTPServer, str]:
+def serve(
+    root: Path, port: int = 0, access_log: Path | None = None
+) -> tuple[ThreadingHTTPServer, str]:
     """Serve ``root`` on 127.0.0.1 from a daemon thread; return the server and its base URL.
 
-    Port 0 picks a free port. Stop with ``server.shutdown()`` (then ``server_close()`` to free
-    the socket).
+    Port 0 picks a free port. ``access_log``: a file to append one line per request to (what
+    was fetched, how often, in which order). Stop with ``server.shutdown()`` (then
+    ``server_close()`` to free the socket).
     """
     root = Path(root).resolve()
     headers_file = root / HEADERS_FILE
     overrides = json.loads(headers_file.read_text("utf-8")) if headers_file.exists() else {}
-    handler = type("BoundSiteHandler", (SiteHandler,), {"root": root, "overrides": overrides})
+    log = open(access_log, "a", encoding="utf-8", buffering=1) if access_log else None  # noqa: SIM115
+    handler = type(
+        "BoundSiteHandler",
+        (SiteHandler,),
+        {"root": root, "overrides": overrides, "access_log": log},
+    )
     server = ThreadingHTTPServer(("127.0.0.1", port), handler)
     threading.Thread(target=server.serve_forever, name="demo-site", daemon=True).start()
     host, bound_port = server.server_address[:2]

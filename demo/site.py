@@ -9,8 +9,8 @@ This module is the public face (``write_site``, ``SiteInfo``, ``serve``); the pl
 lives in :mod:`demo.layout`, their wording in :mod:`demo.corpus`, the HTML in :mod:`demo.pages`
 and the server in :mod:`demo.server`.
 
-``python -m demo.site --out DIR [--port N]`` writes the site and serves it until killed; the
-first line on stdout is the base URL.
+``python -m demo.site --out DIR [--port N] [--access-log FILE]`` writes the site and serves it
+until killed; the first line on stdout is the base URL.
 """
 
 from __future__ import annotations
@@ -156,9 +156,10 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--out", type=Path, required=True, help="directory to write the site to")
     parser.add_argument("--port", type=int, default=0, help="port to listen on (0: any free)")
+    parser.add_argument("--access-log", type=Path, help="append one line per request to this file")
     args = parser.parse_args(argv)
     write_site(args.out)
-    server, url = serve(args.out, args.port)
+    server, url = serve(args.out, args.port, args.access_log)
     print(url, flush=True)
     try:
         threading.Event().wait()

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from scrapy.core.scheduler import Scheduler
+from scrapy.core.scheduler import BaseScheduler, Scheduler
+
+from topicspider.redis.scheduler import RedisScheduler
 
 if TYPE_CHECKING:
     from scrapy import Request
+    from scrapy.crawler import Crawler
 
 
 class TopicScheduler(Scheduler):
@@ -15,7 +18,15 @@ class TopicScheduler(Scheduler):
     (to the better of the two) instead of being dropped as a duplicate unseen.
 
     Needs a priority queue with ``rescore`` (``topicspider.pqueues.ScorePriorityQueue``).
+    With ``REDIS_URL`` set it builds ``topicspider.redis.scheduler.RedisScheduler`` instead,
+    so that the same command and settings run a local crawl or a worker of a shared one.
     """
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> BaseScheduler:
+        if crawler.settings.get("REDIS_URL"):
+            return RedisScheduler.from_crawler(crawler)
+        return super().from_crawler(crawler)
 
     def enqueue_request(self, request: Request) -> bool:
         if not request.dont_filter:

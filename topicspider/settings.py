@@ -107,12 +107,45 @@ TOPIC_BLOOM_ERROR_RATE = 0.001
 # SQLite file (SpillQueue). With JOBDIR the whole frontier is on disk anyway.
 TOPIC_QUEUE_MEMORY_LIMIT = 50_000
 
+# --- Download slots (local and Redis mode) ---------------------------------
+# "host": one download slot per host (polite); "aphash": a host's URLs spread over TOPIC_SLOTS
+# slots by the APHash of the URL, for more concurrency on one large site.
+TOPIC_SLOT_POLICY = "host"
+# Slots per host with TOPIC_SLOT_POLICY = "aphash".
+TOPIC_SLOTS = 4
+
+# --- Distributed crawling (Redis) --------------------------------------------
+# A redis:// URL switches on the shared frontier; empty: a local crawl.
+REDIS_URL = ""
+# Keyword arguments of the Redis client (redis-py); nothing is retried inside it.
+REDIS_PARAMS = {"socket_timeout": 10, "socket_connect_timeout": 5}
+# Name of the shared crawl (Redis keys topicspider:<id>:*); empty: the spider's name.
+TOPIC_CRAWL_ID = ""
+# Dupefilter of the shared crawl; the exact Redis set is checked inside the frontier's script.
+REDIS_DUPEFILTER_CLASS = "topicspider.redis.dupefilter.RedisDupeFilter"
+# Seconds a worker's requests stay leased without a heartbeat before going back to the frontier.
+REDIS_LEASE = 60.0
+# Seconds an idle worker waits for others' in-flight work before leaving (0: forever).
+REDIS_IDLE_TIMEOUT = 180.0
+# Seconds between polls of Redis while the worker has nothing to do.
+REDIS_POLL_INTERVAL = 0.2
+# Fingerprints this worker remembers sending, so rediscovered links cost no round trip.
+REDIS_SEEN_CACHE = 100000
+# Number of domain-hash partitions of the frontier (every worker of a crawl must agree).
+TOPIC_PARTITIONS = 1
+# Partitions this worker serves, e.g. "0,2"; empty: all of them.
+TOPIC_WORKER_PARTITIONS = ""
+
 # --- Scrapy components -----------------------------------------------------
 SCHEDULER = "topicspider.scheduler.TopicScheduler"
 SCHEDULER_PRIORITY_QUEUE = "topicspider.pqueues.ScorePriorityQueue"
 SCHEDULER_MEMORY_QUEUE = "topicspider.pqueues.SpillQueue"
 SCHEDULER_DISK_QUEUE = "topicspider.pqueues.DiskQueue"
 DUPEFILTER_CLASS = "topicspider.dupefilters.TopicDupeFilter"
+
+SPIDER_MIDDLEWARES = {
+    "topicspider.slots.SlotPolicyMiddleware": 600,
+}
 
 ITEM_PIPELINES = {
     "topicspider.pipelines.files.FilesystemPipeline": 300,

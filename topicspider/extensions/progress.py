@@ -49,6 +49,7 @@ class Progress:
 
     def figures(self) -> dict[str, float]:
         get = self.stats.get_value
+        local_queue = get("scheduler/enqueued", 0) - get("scheduler/dequeued", 0)
         fetched = get("response_received_count", 0)
         accepted = get("topic/accepted", 0)
         elapsed = max(time.monotonic() - self.started, 1e-9)
@@ -56,7 +57,8 @@ class Progress:
             "fetched": fetched,
             "accepted": accepted,
             "harvest": accepted / fetched if fetched else 0.0,
-            "queued": get("scheduler/enqueued", 0) - get("scheduler/dequeued", 0),
+            # Redis mode sets topic/queued: the shared frontier, not this worker's share.
+            "queued": get("topic/queued", local_queue),
             "rate": fetched / elapsed,
         }
 

@@ -22,6 +22,7 @@ from topicspider.importance import Opic
 from topicspider.items import PageItem
 from topicspider.keywords import KeywordVector, load_keywords
 from topicspider.pqueues import SCORE_KEY
+from topicspider.redis.crawl import check_settings
 from topicspider.relevance import (
     SEED_SCORE,
     STRATEGIES,
@@ -34,6 +35,7 @@ from topicspider.relevance import (
 from topicspider.seeds import load_seeds
 from topicspider.signals import links_discovered, page_scored
 from topicspider.simhash import SimHashIndex, simhash
+from topicspider.slots import SLOT_POLICIES
 from topicspider.text import LinkContext, canonical, extract_page, tokenize
 from topicspider.urlpatterns import PatternStats, is_noise
 
@@ -70,8 +72,9 @@ def _skip_reason(response: Any) -> str | None:
 class TopicSpider(Spider):
     """Fetch the most promising links first; yield the pages that are on topic.
 
-    Arguments: ``seeds`` (URLs or a file), ``keywords`` (a file, a name in
-    ``keywords/`` or ``term:weight,...``), optional ``allow``/``deny`` URL regexes.
+    Arguments: ``seeds`` (URLs or a file; optional for a worker joining a crawl in Redis),
+    ``keywords`` (a file, a name in ``keywords/`` or ``term:weight,...``), optional
+    ``allow``/``deny`` URL regexes.
     """
 
     name = "topic"
@@ -85,7 +88,8 @@ class TopicSpider(Spider):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        self.seeds = load_seeds(seeds)
+        # Without seeds, only a worker joining a crawl in Redis has work (checked below).
+        self.seeds = load_seeds(seeds) if seeds else []
         self.keywords: KeywordVector = load_keywords(keywords or "")
         self.allow = allow
         self.deny = deny
@@ -94,14 +98,24 @@ class TopicSpider(Spider):
     def check_arguments(
         cls, settings: BaseSettings, seeds: str | None = None, keywords: str | None = None, **_: Any
     ) -> None:
-        """Fail before the crawl starts, with one clear message, on bad input."""
-        load_seeds(seeds)
-        load_keywords(keywords or "")
-        for name, choices in (("TOPIC_STRATEGY", STRATEGIES), ("TOPIC_WEIGHTING", WEIGHTINGS)):
+        """Fail before the crawl starts, with one clear message, on bad input.
+
+        Seeds are optional with ``REDIS_URL``: a worker without them joins the shared crawl.
+        """
+        if seeds or not settings.get("REDIS_URL"):
+            load_seeds(seeds)
+        vector = load_keywords(keywords or "")
+        for name, choices in (
+            ("TOPIC_STRATEGY", STRATEGIES),
+            ("TOPIC_WEIGHTING", WEIGHTINGS),
+            ("TOPIC_SLOT_POLICY", SLOT_POLICIES),
+        ):
             if settings.get(name) not in choices:
                 raise ConfigError(
                     f"{name}={settings.get(name)!r}: expected one of {', '.join(sorted(choices))}"
                 )
+        if settings.get("REDIS_URL"):
+            check_settings(settings, cls.name, vector)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
@@ -112,6 +126,8 @@ class TopicSpider(Spider):
 
     def configure(self, crawler: Crawler) -> None:
         settings = crawler.settings
+        if not self.seeds and not settings.get("REDIS_URL"):
+            load_seeds(None)  # raises: a local crawl needs seeds
         self.threshold = settings.getfloat("TOPIC_THRESHOLD")
         self.tunnel_depth = settings.getint("TOPIC_TUNNEL_DEPTH")
         self.context_chars = settings.getint("TOPIC_CONTEXT_CHARS")

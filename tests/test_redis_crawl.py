@@ -1,0 +1,335 @@
+"""Workers of one crawl (``scrapy crawl topic`` processes) sharing a real redis-server.
+
+The fixture site keeps an access log: what was fetched, how often and in which order,
+whichever worker fetched it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from itertools import count
+from pathlib import Path
+
+import pytest
+from redis_server import RedisServer
+
+from demo.site import serve
+from topicspider.keywords import load_keywords
+from topicspider.redis.crawl import CrawlRecord
+
+ROOT = Path(__file__).resolve().parent.parent
+TIMEOUT = 120
+
+#: One site, split over eight download slots of one connection each, one request per slot
+#: every 0.5 s (limits that hold across the cluster): two workers of four connections both
+#: have work, and the crawl lasts long enough for a second worker to join.
+FAST = ["TOPIC_SLOT_POLICY=aphash", "TOPIC_SLOTS=8", "CONCURRENT_REQUESTS_PER_DOMAIN=1"]
+SLOTS = [*FAST, "DOWNLOAD_DELAY=0.5"]
+
+_crawl_ids = count()
+
+
+@pytest.fixture(scope="module")
+def redis_server(tmp_path_factory):
+    server = RedisServer(tmp_path_factory.mktemp("redis"))
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def logged_site(site, tmp_path):
+    """The fixture site served with an access log; returns (base URL, access log path)."""
+    log = tmp_path / "access.log"
+    server, url = serve(site.root, access_log=log)
+    yield url, log
+    server.shutdown()
+    server.server_close()
+
+
+class Worker:
+    """One ``scrapy crawl topic`` process; its log goes to a file, not a pipe."""
+
+    def __init__(self, out: Path, name: str, arguments: list[str], settings: list[str]) -> None:
+        self.out = out
+        self.log_path = out / f"{name}.log"
+        self.fetch_log = out / f"{name}.fetch.jsonl"
+        command = [sys.executable, "-m", "scrapy", "crawl", "topic", *arguments]
+        for setting in [
+            f"TOPIC_PAGES_DIR={out / name}",
+            f"TOPIC_FETCH_LOG={self.fetch_log}",
+            "TOPIC_PROGRESS_INTERVAL=0",
+            "LOG_LEVEL=INFO",
+            "TELNETCONSOLE_ENABLED=False",
+            *settings,
+        ]:
+            command += ["-s", setting]
+        with self.log_path.open("w") as log:
+            self.process = subprocess.Popen(
+                command,
+                cwd=ROOT,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+
+    def wait(self) -> int:
+        return self.process.wait(TIMEOUT)
+
+    @property
+    def log(self) -> str:
+        return self.log_path.read_text("utf-8")
+
+    def fetched(self) -> list[dict]:
+        if not self.fetch_log.exists():
+            return []
+        return [json.loads(line) for line in self.fetch_log.read_text("utf-8").splitlines()]
+
+
+def start(out, name, site_url=None, *settings, keywords="sports", crawl_id=None, redis=None):
+    arguments = ["-a", f"keywords={keywords}"]
+    if site_url:
+        arguments += ["-a", f"seeds={site_url}/index.html"]
+    if redis is not None:
+        settings = (*settings, f"REDIS_URL={redis.url}", f"TOPIC_CRAWL_ID={crawl_id}")
+    return Worker(out, name, arguments, list(settings))
+
+
+def wait_until(condition, what: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def fetched_paths(access_log: Path) -> list[str]:
+    """Pages fetched, in order, from the access log (robots.txt is each worker's own)."""
+    if not access_log.exists():
+        return []
+    paths = [line.split()[1] for line in access_log.read_text("utf-8").splitlines()]
+    return [path for path in paths if path != "/robots.txt"]
+
+
+def harvest_at(paths: list[str], on_topic: set[str], n: int) -> int:
+    return sum(path in on_topic for path in paths[:n])
+
+
+def crawl_exists(redis: RedisServer, crawl_id: str) -> bool:
+    return bool(redis.client().exists(f"topicspider:{crawl_id}:meta"))
+
+
+def leased(redis: RedisServer, crawl_id: str, worker: Worker) -> int:
+    """Requests a worker process holds (popped, not acknowledged)."""
+    state = redis.client()
+    prefix = f"topicspider:{crawl_id}"
+    for member in state.zrange(f"{prefix}:workers", 0, -1):
+        if f":{worker.process.pid}:" in member.decode():
+            return state.hlen(f"{prefix}:inflight:{member.decode()}")
+    return 0
+
+
+def assert_finished_cleanly(*workers: Worker) -> None:
+    for worker in workers:
+        assert worker.wait() == 0, worker.log[-3000:]
+        assert "Traceback" not in worker.log, worker.log[-3000:]
+        assert "ERROR" not in worker.log, worker.log[-3000:]
+
+
+@pytest.fixture(scope="module")
+def single(site, tmp_path_factory):
+    """One local worker (no Redis) with the same slots and as many connections in all."""
+    out = tmp_path_factory.mktemp("single")
+    server, url = serve(site.root, access_log=out / "access.log")
+    try:
+        worker = start(out, "single", url, *SLOTS, "CONCURRENT_REQUESTS=8")
+        assert_finished_cleanly(worker)
+    finally:
+        server.shutdown()
+        server.server_close()
+    fetched = worker.fetched()
+    return {
+        "paths": fetched_paths(out / "access.log"),
+        "harvest": sum(row["accepted"] for row in fetched) / len(fetched),
+    }
+
+
+def test_two_workers_fetch_every_page_once_in_relevance_order(
+    site, logged_site, redis_server, single, tmp_path
+):
+    url, access_log = logged_site
+    crawl_id = f"two-{next(_crawl_ids)}"
+    settings = (*SLOTS, "CONCURRENT_REQUESTS=4")
+    # Both are given the seeds: one creates the crawl, the other's seeds are duplicates.
+    first = start(tmp_path, "first", url, *settings, redis=redis_server, crawl_id=crawl_id)
+    second = start(tmp_path, "second", url, *settings, redis=redis_server, crawl_id=crawl_id)
+    assert_finished_cleanly(first, second)
+
+    for worker in first, second:
+        assert f"Crawl '{crawl_id}' is finished" in worker.log
+    shares = len(first.fetched()), len(second.fetched())
+    assert min(shares) >= 5, f"both workers take part: {shares}"
+    assert "Joined crawl" in first.log + second.log
+    paths = fetched_paths(access_log)
+    twice = [path for path, n in Counter(paths).items() if n > 1]
+    assert not twice, f"fetched more than once: {twice}"
+    assert set(paths) <= site.pages
+    assert len(set(paths) & site.on_topic) == len(set(single["paths"]) & site.on_topic)
+
+    # Relevance order: on-topic pages come as early as with one worker.
+    early = harvest_at(paths, site.on_topic, 15), harvest_at(single["paths"], site.on_topic, 15)
+    assert early[0] >= early[1] - 1, f"on-topic among the first 15, two workers vs one: {early}"
+    rows = first.fetched() + second.fetched()
+    harvest = sum(row["accepted"] for row in rows) / len(rows), single["harvest"]
+    assert harvest[0] >= harvest[1] - 0.05, f"harvest rate, two workers vs one: {harvest}"
+
+    state = redis_server.client()
+    assert int(state.get(f"topicspider:{crawl_id}:active")) == 0
+    assert not state.zcard(f"topicspider:{crawl_id}:workers")
+
+
+#: Slow enough to act mid-crawl: four slots, one request per slot every 0.5 s.
+SLOW = ["TOPIC_SLOT_POLICY=aphash", "TOPIC_SLOTS=4", "CONCURRENT_REQUESTS_PER_DOMAIN=1"]
+SLOW += ["DOWNLOAD_DELAY=0.5", "CONCURRENT_REQUESTS=2"]
+
+
+def test_a_killed_workers_requests_are_finished_by_the_other(
+    site, logged_site, redis_server, single, tmp_path
+):
+    url, access_log = logged_site
+    crawl_id = f"kill-{next(_crawl_ids)}"
+    settings = (*SLOW, "REDIS_LEASE=2")
+    workers = [
+        start(tmp_path, name, url, *settings, redis=redis_server, crawl_id=crawl_id)
+        for name in ("one", "other")
+    ]
+    # Mid-crawl, kill a worker while it holds requests (popped, not finished): stopped
+    # first, so that what it holds cannot change between the look and the kill.
+    doomed = None
+
+    def caught_holding() -> bool:
+        nonlocal doomed
+        if len(fetched_paths(access_log)) < 8:
+            return False
+        for worker in workers:
+            worker.process.send_signal(signal.SIGSTOP)
+            if leased(redis_server, crawl_id, worker):
+                doomed = worker
+                return True
+            worker.process.send_signal(signal.SIGCONT)
+        return False
+
+    wait_until(caught_holding, "a worker to hold requests mid-crawl")
+    assert len(fetched_paths(access_log)) < 40, "killed too late to prove anything"
+    doomed.process.send_signal(signal.SIGKILL)
+    doomed.wait()
+    (survivor,) = (w for w in workers if w is not doomed)
+    assert_finished_cleanly(survivor)
+
+    assert f"Crawl '{crawl_id}' is finished" in survivor.log
+    assert "requests of workers whose lease ran out" in survivor.log
+    paths = fetched_paths(access_log)
+    assert len(set(paths) & site.on_topic) == len(set(single["paths"]) & site.on_topic)
+    twice = [path for path, n in Counter(paths).items() if n > 1]
+    assert len(twice) <= 2, f"only the dead worker's two requests may be fetched again: {twice}"
+    state = redis_server.client()
+    assert int(state.get(f"topicspider:{crawl_id}:active")) == 0
+    assert not state.zcard(f"topicspider:{crawl_id}:workers")
+
+
+def test_workers_wait_for_redis_and_resume(site, logged_site, redis_server, single, tmp_path):
+    url, access_log = logged_site
+    crawl_id = f"outage-{next(_crawl_ids)}"
+    first = start(tmp_path, "first", url, *SLOW, redis=redis_server, crawl_id=crawl_id)
+    second = start(tmp_path, "second", url, *SLOW, redis=redis_server, crawl_id=crawl_id)
+    wait_until(
+        lambda: "crawl 'outage" in first.log and "crawl 'outage" in second.log,
+        "both workers to open the crawl",
+    )
+    wait_until(lambda: len(fetched_paths(access_log)) >= 8, "pages to be fetched")
+    assert len(fetched_paths(access_log)) < 40, "stopped Redis too late to prove anything"
+    redis_server.stop()
+    time.sleep(2)
+    redis_server.start()
+    assert_finished_cleanly(first, second)
+
+    for worker in first, second:
+        assert "is unavailable" in worker.log
+        assert "is back after" in worker.log
+    paths = fetched_paths(access_log)
+    assert len(set(paths) & site.on_topic) == len(set(single["paths"]) & site.on_topic)
+    twice = [path for path, n in Counter(paths).items() if n > 1]
+    assert not twice, f"fetched more than once: {twice}"
+
+
+def test_a_stopped_crawl_resumes_with_a_worker_without_seeds(
+    site, logged_site, redis_server, single, tmp_path
+):
+    url, access_log = logged_site
+    crawl_id = f"resume-{next(_crawl_ids)}"
+    first = start(
+        tmp_path,
+        "first",
+        url,
+        *FAST,
+        "CLOSESPIDER_PAGECOUNT=8",
+        redis=redis_server,
+        crawl_id=crawl_id,
+    )
+    assert_finished_cleanly(first)
+    assert "Closing spider (closespider_pagecount)" in first.log
+    assert len(fetched_paths(access_log)) < 20
+
+    second = start(tmp_path, "second", None, *FAST, redis=redis_server, crawl_id=crawl_id)
+    assert_finished_cleanly(second)
+    assert "Joined crawl" in second.log
+    paths = fetched_paths(access_log)
+    twice = [path for path, n in Counter(paths).items() if n > 1]
+    assert not twice, f"fetched more than once: {twice}"
+    assert len(set(paths) & site.on_topic) == len(set(single["paths"]) & site.on_topic)
+
+
+def test_a_worker_without_seeds_and_no_crawl_says_so_and_exits(redis_server, tmp_path):
+    worker = start(tmp_path, "alone", None, redis=redis_server, crawl_id="nothing-here")
+    assert_finished_cleanly(worker)
+    assert f"No crawl 'nothing-here' in Redis at 127.0.0.1:{redis_server.port}/0" in worker.log
+    assert "Closing spider (no_crawl)" in worker.log
+    assert "fetched 0 pages" in worker.log
+
+
+def test_a_worker_with_other_keywords_stops_with_a_clear_error(redis_server, tmp_path):
+    record = CrawlRecord(redis_server.client(), "topicspider:keywords-check", "keywords-check")
+    record.join("football 3\n", 1, None, has_seeds=True)
+    worker = start(
+        tmp_path,
+        "stranger",
+        None,
+        keywords="asyncio",
+        redis=redis_server,
+        crawl_id="keywords-check",
+    )
+    assert worker.wait() == 2
+    errors = [line for line in worker.log.splitlines() if "error" in line.lower()]
+    assert len(errors) == 1
+    assert (
+        "crawl 'keywords-check' in Redis was started with other keywords: football 3" in errors[0]
+    )
+    assert "Spider opened" not in worker.log
+
+
+def test_an_idle_worker_waits_for_work_in_flight_then_leaves(redis_server, tmp_path):
+    prefix = "topicspider:waiting"
+    record = CrawlRecord(redis_server.client(), prefix, "waiting")
+    record.join(load_keywords("sports").to_text(), 1, None, has_seeds=True)
+    redis_server.client().set(f"{prefix}:active", 1)  # another worker is fetching a page
+    worker = start(
+        tmp_path, "idle", None, "REDIS_IDLE_TIMEOUT=2", redis=redis_server, crawl_id="waiting"
+    )
+    assert_finished_cleanly(worker)
+    assert "Nothing to do for 2 s (0 requests queued, 1 in flight elsewhere)" in worker.log
+    assert "Closing spider (idle_timeout)" in worker.log

@@ -1,0 +1,278 @@
+"""The shared frontier (``RedisFrontier``) and crawl record against a real redis-server."""
+
+from __future__ import annotations
+
+import time
+from itertools import count
+from urllib.parse import urlsplit
+
+import pytest
+from redis_server import RedisServer
+from scrapy import Request, Spider
+from scrapy.settings import Settings
+from scrapy.utils.test import get_crawler
+
+from topicspider.exceptions import ConfigError
+from topicspider.keywords import parse_inline
+from topicspider.redis.connection import get_client
+from topicspider.redis.crawl import CrawlRecord, check_settings
+from topicspider.redis.partitions import partition_of
+from topicspider.redis.queue import CHECK, FORCE, RedisFrontier
+
+
+class QueueSpider(Spider):
+    name = "redis-queue-test"
+
+    def parse(self, response):
+        pass
+
+
+@pytest.fixture(scope="module")
+def redis_server(tmp_path_factory):
+    server = RedisServer(tmp_path_factory.mktemp("redis"))
+    server.start()
+    yield server
+    server.stop()
+
+
+_crawls = count()
+
+
+@pytest.fixture
+def prefix(redis_server):
+    return f"topicspider:queue-test-{next(_crawls)}"
+
+
+@pytest.fixture
+def make_frontier(redis_server, prefix):
+    crawler = get_crawler(QueueSpider, {"REDIS_URL": redis_server.url})
+    spider = QueueSpider()
+    made = []
+
+    def make(worker="w1", limit=2, delay=0.0, partitions=1, mine=(0,)):
+        frontier = RedisFrontier(
+            get_client(crawler.settings),
+            spider,
+            prefix,
+            worker=worker,
+            partitions=partitions,
+            worker_partitions=mine,
+            slot_of=lambda request: urlsplit(request.url).hostname,
+            fingerprint=lambda request: crawler.request_fingerprinter.fingerprint(request).hex(),
+            slot_concurrency=limit,
+            delay=delay,
+            dupefilter_key=f"{prefix}:dupefilter",
+        )
+        frontier.heartbeat(60)
+        made.append(frontier)
+        return frontier
+
+    yield make
+    for frontier in made:
+        frontier.server.close()
+
+
+def request(path: str, score: float, host: str = "a.test") -> Request:
+    return Request(f"http://{host}/{path}", meta={"topic_score": score})
+
+
+def take(frontier: RedisFrontier, wanted: int = 100) -> list[str]:
+    """Pop up to ``wanted`` requests and acknowledge them at once."""
+    frontier.step(wanted=wanted)
+    taken = []
+    while (item := frontier.pop()) is not None:
+        taken.append(urlsplit(item.url).path.strip("/"))
+    frontier.step(done=list(frontier.leases))
+    return taken
+
+
+def test_float_scores_highest_first_ties_first_in(make_frontier):
+    frontier = make_frontier(limit=100)
+    for name, score in [("low", 0.1), ("high", 0.9), ("mid", 0.5), ("mid2", 0.50001)]:
+        frontier.push(request(name, score))
+    for i in range(10):
+        frontier.push(request(f"tie{i}", 0.3))
+    frontier.push(request("seed", float("inf")))
+    step = frontier.step()
+    assert (step.added, step.queued) == (15, 15)
+    assert take(frontier) == [
+        "seed",
+        "high",
+        "mid2",
+        "mid",
+        *(f"tie{i}" for i in range(10)),
+        "low",
+    ]
+
+
+def test_duplicates_are_dropped_and_a_better_link_raises_the_queued_score(make_frontier):
+    one, other = make_frontier("w1", limit=100), make_frontier("w2", limit=100)
+    for name, score in [("a", 0.2), ("b", 0.5), ("c", 0.4)]:
+        one.push(request(name, score))
+    one.step()
+    assert not one.push(request("a", 0.1)), "this worker sent it already, with a better score"
+    assert one.pending == 0
+    assert not one.push(request("a", 0.9)), "a known page is not new..."
+    assert one.pending == 1, "...but its better score is sent"
+    other.push(request("c", 0.45))  # another worker finds c again, with a better link
+    other.push(request("b", 0.1))  # and b with a worse one
+    step = other.step()
+    assert (step.added, step.rediscovered) == (0, 2)
+    assert one.step().rediscovered == 1
+    assert take(one) == ["a", "b", "c"]
+    other.push(request("a", 1.0))  # fetched already: a duplicate
+    assert other.step().duplicates == 1
+    assert other.push(request("a", 0.5, "a.test").replace(dont_filter=True), FORCE)
+    assert other.step().added == 1
+
+
+def paths(frontier: RedisFrontier) -> list[str]:
+    return [urlsplit(frontier.pop().url).path for _ in range(frontier.buffered)]
+
+
+def test_per_host_concurrency_holds_across_workers_who_share_it(make_frontier):
+    first, second = make_frontier("w1", limit=2), make_frontier("w2", limit=2)
+    for i in range(5):
+        first.push(request(f"a{i}", 0.9 - i / 100, "a.test"))
+        first.push(request(f"b{i}", 0.1 - i / 100, "b.test"))
+    # Two workers share each host's two connections: one each.
+    first.step(wanted=10)
+    assert paths(first) == ["/a0", "/b0"]
+    second.step(wanted=10)
+    assert paths(second) == ["/a1", "/b1"]
+    first.step(wanted=10)
+    assert paths(first) == [], "both hosts have two requests in flight"
+    # The first worker finished a0: the slot is its own to take again, not the second's.
+    first.step(done=[next(iter(first.leases))], wanted=10)
+    assert paths(first) == ["/a2"]
+    second.step(wanted=10)
+    assert paths(second) == []
+
+
+def test_a_high_scoring_host_does_not_starve_the_others(make_frontier):
+    frontier = make_frontier(limit=2)
+    for i in range(10):
+        frontier.push(request(f"top{i}", 0.9, "big.test"))
+        frontier.push(request(f"low{i}", 0.05, "small.test"))
+    frontier.step(wanted=4)
+    hosts = [urlsplit(frontier.pop().url).hostname for _ in range(4)]
+    assert hosts == ["big.test", "big.test", "small.test", "small.test"]
+
+
+def test_download_delay_holds_across_workers(make_frontier):
+    first, second = (
+        make_frontier("w1", limit=10, delay=0.5),
+        make_frontier("w2", limit=10, delay=0.5),
+    )
+    for i in range(3):
+        first.push(request(f"p{i}", 0.5))
+    first.step(wanted=10)
+    assert first.buffered == 1, "one request per delay, even with room for more"
+    second.step(wanted=10)
+    assert second.buffered == 0
+    time.sleep(0.6)
+    second.step(wanted=10)
+    assert second.buffered == 1
+
+
+def test_workers_serve_only_their_partitions(make_frontier):
+    hosts = [f"www.site{i}.com" for i in range(20)]
+    zero, one = (
+        make_frontier("w0", mine=(0,), partitions=2),
+        make_frontier("w1", mine=(1,), partitions=2),
+    )
+    for host in hosts:
+        zero.push(request("page", 0.5, host))
+    zero.step()
+    zero.step(wanted=100)
+    one.step(wanted=100)
+    served = {
+        worker: {urlsplit(f.pop().url).hostname for _ in range(f.buffered)}
+        for worker, f in ((0, zero), (1, one))
+    }
+    assert served[0] | served[1] == set(hosts)
+    assert served[0], "each worker has some sites"
+    assert served[1]
+    for worker, served_hosts in served.items():
+        assert {partition_of(host, 2) for host in served_hosts} == {worker}
+
+
+def test_requests_of_a_dead_worker_go_back_to_the_frontier(make_frontier):
+    dead, alive = make_frontier("dead", limit=10), make_frontier("alive", limit=10)
+    for i in range(4):
+        dead.push(request(f"p{i}", 0.5 - i / 10))
+    dead.heartbeat(0.3)
+    dead.step(wanted=2)  # p0 and p1 leased to the dead worker, which never acknowledges
+    assert dead.step().active == 2
+    alive.heartbeat(0.3)
+    time.sleep(0.2)
+    assert alive.heartbeat(0.3) == (0, True)
+    time.sleep(0.2)
+    reclaimed, _ = alive.heartbeat(0.3)
+    assert reclaimed == 2
+    assert take(alive) == ["p0", "p1", "p2", "p3"], "given back in their place"
+
+
+def test_a_pause_of_redis_kills_no_worker(make_frontier):
+    first, second = make_frontier("w1"), make_frontier("w2")
+    first.push(request("p", 0.5))
+    first.heartbeat(0.2)
+    second.heartbeat(0.2)
+    first.step(wanted=1)
+    time.sleep(0.4)  # no heartbeat from anyone for two leases, as when Redis is down
+    assert second.heartbeat(0.2) == (0, True)
+    assert first.heartbeat(0.2) == (0, True)
+    assert first.step().active == 1
+
+
+def test_leaving_gives_back_what_was_not_started_and_resync_what_was_lost(make_frontier):
+    frontier = make_frontier(limit=10)
+    for i in range(5):
+        frontier.push(request(f"p{i}", 0.5 - i / 10))
+    frontier.step(wanted=3)
+    started = frontier.pop()
+    frontier.step(done=[started])
+    assert frontier.leave() == 2
+    other = make_frontier("w2", limit=10)
+    other.step(wanted=2)
+    other._buffer.clear()  # the answer to this pop was lost on the way
+    assert other.resync() == 2
+    assert take(other) == ["p1", "p2", "p3", "p4"]
+
+
+def test_crawl_record_created_joined_and_checked(redis_server, prefix):
+    record = CrawlRecord(redis_server.client(), prefix, "topic")
+    assert record.join("足球 3\n", 1, ["a.test"], has_seeds=False) is None
+    created = record.join("足球 3\n", 1, ["a.test"], has_seeds=True)
+    assert (created.created, created.domains) == (True, ["a.test"])
+    joined = record.join("足球 3\n", 1, None, has_seeds=False)
+    assert (joined.created, joined.domains) == (False, ["a.test"])
+    with pytest.raises(ConfigError, match="other keywords: 足球 3"):
+        record.join("篮球 3\n", 1, None, has_seeds=False)
+    with pytest.raises(ConfigError, match="TOPIC_PARTITIONS=1, not 4"):
+        record.join("足球 3\n", 4, None, has_seeds=False)
+
+
+def test_push_in_check_mode_is_the_default(make_frontier):
+    frontier = make_frontier()
+    assert frontier.push(request("x", 0.5), CHECK)
+    assert frontier.step().added == 1
+
+
+def test_worker_settings_are_checked_before_the_crawl(redis_server, prefix):
+    name = prefix.split(":", 1)[1]
+    CrawlRecord(redis_server.client(), prefix, name).join("football 3\n", 1, None, True)
+    settings = Settings({"REDIS_URL": redis_server.url, "TOPIC_PARTITIONS": 1})
+    check_settings(settings, name, parse_inline("football:3"))
+    with pytest.raises(ConfigError, match="other keywords"):
+        check_settings(settings, name, parse_inline("asyncio:3"))
+    with pytest.raises(ConfigError, match="TOPIC_WORKER_PARTITIONS: 1 is not a partition"):
+        check_settings(
+            Settings({**settings, "TOPIC_WORKER_PARTITIONS": "1"}), name, parse_inline("football:3")
+        )
+    with pytest.raises(ConfigError, match="REDIS_URL='http://x'"):
+        check_settings(
+            Settings({**settings, "REDIS_URL": "http://x"}), name, parse_inline("football:3")
+        )
+    unreachable = Settings({**settings, "REDIS_URL": "redis://127.0.0.1:1/0"})
+    check_settings(unreachable, name, parse_inline("asyncio:3"))  # the worker will wait for Redis

@@ -1,0 +1,47 @@
+"""Download slot policy: one slot per host, or a host's URLs spread by APHash."""
+
+from __future__ import annotations
+
+import pytest
+from scrapy import Request
+from scrapy.exceptions import NotConfigured
+from scrapy.settings import Settings
+from scrapy.utils.test import get_crawler
+
+from topicspider.exceptions import ConfigError
+from topicspider.slots import SlotPolicyMiddleware, aphash
+from topicspider.spiders.topic import TopicSpider
+
+
+def test_aphash_matches_the_reference_implementation():
+    # Values of Arash Partow's C implementation (unsigned 32-bit).
+    assert aphash(b"abcdefghijklmnopqrstuvwxyz1234567890") == 882643939
+    assert aphash(b"http://127.0.0.1:8000/sports/index.html") == 2717706444
+    assert aphash(b"") == 0xAAAAAAAA
+
+
+def middleware(**settings) -> SlotPolicyMiddleware:
+    return SlotPolicyMiddleware.from_crawler(get_crawler(TopicSpider, settings))
+
+
+def test_aphash_policy_spreads_one_host_over_n_slots_stably():
+    slots = middleware(TOPIC_SLOT_POLICY="aphash", TOPIC_SLOTS=4)
+    requests = [Request(f"http://big.test/page{i}.html") for i in range(200)]
+    assigned = [slots.get_processed_request(r, None).meta["download_slot"] for r in requests]
+    assert set(assigned) == {f"big.test#{k}" for k in range(4)}
+    again = slots.get_processed_request(Request("http://big.test/page7.html"), None)
+    assert again.meta["download_slot"] == assigned[7]
+    chosen = Request("http://big.test/x", meta={"download_slot": "mine"})
+    assert slots.get_processed_request(chosen, None).meta["download_slot"] == "mine"
+
+
+def test_host_policy_leaves_scrapy_alone():
+    with pytest.raises(NotConfigured):
+        middleware(TOPIC_SLOT_POLICY="host")
+
+
+def test_unknown_policy_is_bad_input():
+    settings = Settings({"TOPIC_STRATEGY": "best_first", "TOPIC_WEIGHTING": "tf"})
+    settings.set("TOPIC_SLOT_POLICY", "random")
+    with pytest.raises(ConfigError, match="TOPIC_SLOT_POLICY='random'"):
+        TopicSpider.check_arguments(settings, seeds="http://127.0.0.1/", keywords="sports")

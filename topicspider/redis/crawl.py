@@ -1,0 +1,110 @@
+"""The crawl record: what every worker of a shared crawl must agree on, kept in Redis.
+
+The first worker (the one given seeds) creates it; later workers join it. It holds the
+keyword vector (so that every worker scores links alike), the number of partitions (so that
+every worker files a site under the same one) and the sites the crawl stays on (so that a
+worker started without seeds follows the same links).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from topicspider.exceptions import ConfigError
+from topicspider.redis.connection import UNAVAILABLE, crawl_id, get_client, key_prefix
+from topicspider.redis.partitions import parse_worker_partitions
+from topicspider.redis.scripts import JOIN
+
+if TYPE_CHECKING:
+    from redis import Redis
+    from scrapy.settings import BaseSettings
+
+    from topicspider.keywords import KeywordVector
+
+__all__ = ["CrawlRecord", "Joined", "check_settings"]
+
+
+@dataclass(frozen=True)
+class Joined:
+    """A worker's place in a crawl: whether it created it, and the sites it stays on
+    (None: the crawl follows links to any site)."""
+
+    created: bool
+    domains: list[str] | None
+
+
+class CrawlRecord:
+    """``topicspider:<crawl id>:meta`` and ``:domains``, created or checked atomically."""
+
+    def __init__(self, server: Redis, prefix: str, name: str) -> None:
+        self.server = server
+        self.prefix = prefix
+        self.name = name
+        self._join = server.register_script(JOIN)
+
+    def join(
+        self, keywords: str, partitions: int, domains: list[str] | None, has_seeds: bool
+    ) -> Joined | None:
+        """Create the crawl (a worker with seeds) or join it; None if there is no crawl to
+        join. Raise ``ConfigError`` if the worker's keywords or partitions differ."""
+        answer = self._join(
+            args=[
+                self.prefix,
+                keywords,
+                partitions,
+                int(domains is not None),
+                int(has_seeds),
+                *(domains or ()),
+            ]
+        )
+        status, *rest = (value.decode() for value in answer)
+        if status == "none":
+            return None
+        if status == "keywords":
+            raise ConfigError(_keywords_differ(self.name, rest[0], keywords))
+        if status == "partitions":
+            raise ConfigError(
+                f"crawl {self.name!r} in Redis has TOPIC_PARTITIONS={rest[0]}, not {partitions}"
+            )
+        stay_on_site, *stored_domains = rest
+        return Joined(status == "created", sorted(stored_domains) if stay_on_site == "1" else None)
+
+    def keywords(self) -> str | None:
+        """The keyword vector of the crawl (``KeywordVector.to_text()``), if there is a crawl."""
+        stored = self.server.hget(f"{self.prefix}:meta", "keywords")
+        return stored.decode() if stored is not None else None
+
+
+def _keywords_differ(name: str, stored: str, given: str) -> str:
+    def terms(text: str) -> str:
+        lines = text.splitlines()
+        shown = ", ".join(lines[:6]) + (", …" if len(lines) > 6 else "")
+        return f"{shown} ({len(lines)} terms)"
+
+    return (
+        f"crawl {name!r} in Redis was started with other keywords: {terms(stored)};"
+        f" this worker has {terms(given)}. Give every worker the same keywords, or set"
+        " another TOPIC_CRAWL_ID"
+    )
+
+
+def check_settings(settings: BaseSettings, spider_name: str, keywords: KeywordVector) -> None:
+    """Before a worker starts: the partition settings make sense, and the keywords match the
+    crawl's if it exists already. Raise ``ConfigError`` otherwise. If Redis cannot be
+    reached, the worker starts anyway and waits for it."""
+    partitions = settings.getint("TOPIC_PARTITIONS")
+    parse_worker_partitions(settings.getlist("TOPIC_WORKER_PARTITIONS"), partitions)
+    try:
+        server = get_client(settings)
+    except ValueError as error:
+        raise ConfigError(f"REDIS_URL={settings.get('REDIS_URL')!r}: {error}") from None
+    record = CrawlRecord(server, key_prefix(settings, spider_name), crawl_id(settings, spider_name))
+    try:
+        stored = record.keywords()
+    except UNAVAILABLE:
+        return
+    finally:
+        record.server.close()
+    if stored is not None and stored != keywords.to_text():
+        raise ConfigError(_keywords_differ(record.name, stored, keywords.to_text()))

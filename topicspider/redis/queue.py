@@ -1,0 +1,253 @@
+"""The shared frontier in Redis: float-scored per-slot queues, leases, batched round trips.
+
+scrapy-redis's ``PriorityQueue`` keeps one sorted set and pays a round trip for every push,
+every pop and every dupefilter check, and knows nothing of download slots or of requests a
+worker has taken but not finished. ``RedisFrontier`` keeps scrapy-redis's request encoding
+(``scrapy_redis.queue.Base``) and replaces the rest:
+
+- requests wait in one sorted set per download slot, ordered by −score then sequence (float
+  relevance, ties first in first out), and a request of a slot is handed out only while the
+  slot has fewer than ``CONCURRENT_REQUESTS_PER_DOMAIN`` requests in flight *in the whole
+  cluster* (and, with ``DOWNLOAD_DELAY``, not before the slot's next start time): a
+  high-scoring site can take its share of connections, never the others';
+- a popped request is leased to the worker until it acknowledges it (parsed, links queued);
+  the requests of a worker that stops renewing its lease go back to the frontier;
+- links found are buffered and sent together with the acknowledgements and the pops of one
+  engine step, in one Lua script (:mod:`topicspider.redis.scripts`): one round trip per step,
+  not three per request. A link already sent by this worker is sent again only to raise its
+  score, so most rediscovered links cost nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections import deque
+from dataclasses import dataclass
+from itertools import islice
+from typing import TYPE_CHECKING
+
+from scrapy.utils.httpobj import urlparse_cached
+from scrapy_redis.queue import Base
+
+from topicspider.pqueues import score_of
+from topicspider.redis.partitions import partition_of
+from topicspider.redis.scripts import HEARTBEAT, LEAVE, STEP
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from redis import Redis
+    from scrapy import Request, Spider
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["CHECK", "FORCE", "NEW", "RESCORE", "RedisFrontier", "Step"]
+
+#: How a pushed request meets the dupefilter (see ``RedisFrontier.push``).
+CHECK, NEW, RESCORE, FORCE = "c", "n", "r", "f"
+
+#: What the step script says happened to each push.
+_DUPLICATE, _ADDED, _RAISED, _QUEUED = 0, 1, 2, 3
+
+
+@dataclass
+class Step:
+    """What one round trip did: pushes added, rescored (still queued) and duplicates,
+    leases acknowledged, requests popped; and the crawl's state after it: requests queued in
+    this worker's partitions and in all, requests in flight on all workers."""
+
+    added: int = 0
+    rediscovered: int = 0
+    duplicates: int = 0
+    acked: int = 0
+    popped: int = 0
+    queued: int = 0
+    queued_everywhere: int = 0
+    active: int = 0
+
+
+class RedisFrontier(Base):
+    """One worker's handle on the crawl's frontier.
+
+    ``push`` buffers; ``step`` does one round trip (send pushes, acknowledge finished
+    requests, pop up to ``wanted`` requests into a local buffer); ``pop`` hands out the
+    buffered requests, which stay leased until acknowledged in a later ``step``.
+    """
+
+    #: At most this many pushes per round trip, so that one script never blocks Redis long.
+    MAX_PUSHES = 1000
+
+    def __init__(
+        self,
+        server: Redis,
+        spider: Spider,
+        key: str,
+        *,
+        worker: str,
+        partitions: int,
+        worker_partitions: Iterable[int],
+        slot_of: Callable[[Request], str],
+        fingerprint: Callable[[Request], str],
+        slot_concurrency: int,
+        delay: float = 0.0,
+        dupefilter_key: str = "",
+        seen_cache: int = 100_000,
+    ) -> None:
+        super().__init__(server, spider, key)
+        self.worker = worker
+        self.partitions = partitions
+        self.worker_partitions = ",".join(map(str, worker_partitions))
+        self.slot_of = slot_of
+        self.fingerprint = fingerprint
+        self.slot_concurrency = slot_concurrency
+        self.delay_ms = round(delay * 1000)
+        self.dupefilter_key = dupefilter_key
+        self.seen_cache = seen_cache
+        self._step = server.register_script(STEP)
+        self._heartbeat = server.register_script(HEARTBEAT)
+        self._leave = server.register_script(LEAVE)
+        self._pushes: list[tuple] = []
+        #: Fingerprint → best score this worker sent; +inf once the page left the queue.
+        self._sent: dict[str, float] = {}
+        self._buffer: deque[tuple[bytes, Request]] = deque()
+        #: Requests handed out and not yet acknowledged → their member in Redis.
+        self.leases: dict[Request, bytes] = {}
+        #: The crawl's state as of the last step (see ``Step``).
+        self.queued = self.queued_everywhere = self.active = 0
+
+    # --- local side --------------------------------------------------------------
+
+    def push(self, request: Request, mode: str = CHECK) -> bool:
+        """Buffer a request for the next ``step``.
+
+        ``CHECK``: the Redis dupefilter set decides, in the script; ``NEW``/``RESCORE``: the
+        caller's dupefilter said new/seen; ``FORCE``: ``dont_filter``. A seen request only
+        raises the score of the queued copy, if it is still queued. Return False if this
+        worker already sent the request: no need to send it again unless it scores higher.
+        """
+        fingerprint = self.fingerprint(request)
+        score = score_of(request)
+        if math.isnan(score):
+            score = -math.inf
+        if mode == CHECK and fingerprint in self._sent:
+            mode = RESCORE
+        if mode == RESCORE and score <= self._sent.get(fingerprint, -math.inf):
+            return False
+        if mode != FORCE:
+            self._remember(fingerprint, score)
+        slot = self.slot_of(request) or "-"
+        partition = partition_of(urlparse_cached(request).hostname or "", self.partitions)
+        self._pushes.append(
+            (mode, fingerprint, slot, partition, -score, self._encode_request(request))
+        )
+        return mode != RESCORE
+
+    def _remember(self, fingerprint: str, score: float) -> None:
+        if fingerprint not in self._sent and len(self._sent) >= self.seen_cache:
+            for old in list(islice(self._sent, max(1, self.seen_cache // 10))):
+                del self._sent[old]
+        self._sent[fingerprint] = score
+
+    def _left_queue(self, fingerprint: str) -> None:
+        """The page is no longer queued: a higher score for it can change nothing."""
+        if fingerprint in self._sent:
+            self._sent[fingerprint] = math.inf
+
+    def pop(self) -> Request | None:
+        """The next request popped by the last steps, now leased until acknowledged."""
+        if not self._buffer:
+            return None
+        member, request = self._buffer.popleft()
+        self.leases[request] = member
+        return request
+
+    @property
+    def pending(self) -> int:
+        """Pushes not sent yet."""
+        return len(self._pushes)
+
+    @property
+    def buffered(self) -> int:
+        """Requests popped from Redis and not handed out yet."""
+        return len(self._buffer)
+
+    def __len__(self) -> int:
+        """Requests queued in this worker's partitions, as of the last step."""
+        return self.queued
+
+    # --- round trips -------------------------------------------------------------
+
+    def step(self, done: Iterable[Request] = (), wanted: int = 0) -> Step:
+        """Send pushes, acknowledge the ``done`` leases, pop up to ``wanted`` requests.
+
+        If Redis fails, nothing is lost: pushes and leases stay here for the next step.
+        """
+        pushes = self._pushes[: self.MAX_PUSHES]
+        done = [request for request in done if request in self.leases]
+        args: list = [
+            self.key,
+            self.worker,
+            self.slot_concurrency,
+            self.delay_ms,
+            max(wanted, 0),
+            self.worker_partitions,
+            self.dupefilter_key,
+            len(pushes),
+        ]
+        for push in pushes:
+            args.extend(push)
+        args.append(len(done))
+        args.extend(self.leases[request] for request in done)
+        statuses, popped, queued, everywhere, active, acked = self._step(args=args)
+        del self._pushes[: len(pushes)]
+        for request in done:
+            del self.leases[request]
+        result = Step(
+            acked=acked,
+            popped=len(popped) // 2,
+            queued=queued,
+            queued_everywhere=everywhere,
+            active=active,
+        )
+        for push, status in zip(pushes, statuses, strict=True):
+            if status == _ADDED:
+                result.added += 1
+            elif status in (_RAISED, _QUEUED):
+                result.rediscovered += 1
+            else:
+                result.duplicates += 1
+                self._left_queue(push[1])
+        for member, data in zip(popped[::2], popped[1::2], strict=True):
+            self._left_queue(member[16:].decode())
+            self._buffer.append((member, self._decode_request(data)))
+        self.queued, self.queued_everywhere, self.active = queued, everywhere, active
+        return result
+
+    def heartbeat(self, lease: float) -> tuple[int, bool]:
+        """Renew this worker's lease and give back dead workers' requests.
+
+        Return how many were given back, and whether this worker still held its lease (if
+        not, others took back its requests: the local buffer is dropped, they are queued).
+        """
+        reclaimed, known = self._heartbeat(
+            args=[self.key, self.worker, round(lease * 1000), self.worker_partitions]
+        )
+        if not known:
+            self._buffer.clear()
+            self.leases.clear()
+        return reclaimed, bool(known)
+
+    def resync(self) -> int:
+        """After a failed round trip: give back leases Redis holds for this worker that it
+        does not know of (a pop whose answer was lost). Return how many."""
+        held = [member for member, _ in self._buffer] + list(self.leases.values())
+        return self._leave(args=[self.key, self.worker, 0, *held])
+
+    def leave(self) -> int:
+        """Give back the requests popped and not handed out, and leave the crawl.
+        Call after ``step`` has acknowledged the finished ones. Return how many."""
+        returned = self._leave(args=[self.key, self.worker, 1])
+        self._buffer.clear()
+        self.leases.clear()
+        return returned

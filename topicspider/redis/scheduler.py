@@ -1,0 +1,409 @@
+"""Scrapy's scheduler for a crawl that many workers share through Redis (``REDIS_URL``).
+
+``topicspider.scheduler.TopicScheduler`` hands over to ``RedisScheduler`` when ``REDIS_URL``
+is set, so every worker runs the same ``scrapy crawl topic`` command. It ties the engine to
+the shared frontier (:mod:`topicspider.redis.queue`):
+
+- **one round trip per engine step**: links found, acknowledgements of finished requests
+  and pops go to Redis together when the engine asks for a request;
+- **leases**: a request is acknowledged only once it left the engine (parsed, its links
+  queued), and this worker renews its lease every ``REDIS_LEASE``/3 seconds; the requests of
+  a worker that died go back to the frontier when its lease runs out;
+- **waiting instead of finishing**: an idle worker stays (``DontCloseSpider``) while the
+  frontier has requests or another worker has requests in flight, up to
+  ``REDIS_IDLE_TIMEOUT``; the crawl is finished when neither is left;
+- **Redis outages**: every round trip that fails for want of Redis is retried later; links
+  and acknowledgements wait in memory, the engine waits for requests. One warning, and one
+  line when Redis is back.
+
+scrapy-redis's own ``Scheduler`` is not used: it pops one request per round trip with no
+notion of download slots, in-flight work or idle workers, and its spiders read seeds with
+``start_requests``, which Scrapy ≥ 2.13 replaced with ``start()``. Seeds here are ordinary
+requests from ``start()``; the dupefilter makes sure they are queued once per crawl.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import secrets
+import socket
+from time import monotonic
+from typing import TYPE_CHECKING, Any
+
+from scrapy import signals
+from scrapy.core.scheduler import BaseScheduler
+from scrapy.exceptions import CloseSpider, DontCloseSpider
+from scrapy.utils.asyncio import create_looping_call
+from scrapy.utils.misc import build_from_crawler, load_object
+from twisted.internet.defer import Deferred
+from twisted.internet.task import deferLater
+
+from topicspider.exceptions import ConfigError
+from topicspider.redis.connection import UNAVAILABLE, address, crawl_id, get_client, key_prefix
+from topicspider.redis.crawl import CrawlRecord
+from topicspider.redis.dupefilter import RedisDupeFilter
+from topicspider.redis.partitions import parse_worker_partitions
+from topicspider.redis.queue import CHECK, FORCE, NEW, RESCORE, RedisFrontier, Step
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Collection
+
+    from scrapy import Request, Spider
+    from scrapy.crawler import Crawler
+    from scrapy.dupefilters import BaseDupeFilter
+    from typing_extensions import Self
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["RedisScheduler"]
+
+#: What ``_redis`` returns when Redis could not be reached.
+DOWN = object()
+
+
+def worker_id() -> str:
+    """Unique per process and readable in Redis: ``host:pid:random``."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+
+
+class RedisScheduler(BaseScheduler):
+    """``SCHEDULER`` in Redis mode: the frontier and the dupefilter are the crawl's, in Redis."""
+
+    def __init__(
+        self,
+        crawler: Crawler,
+        frontier: RedisFrontier,
+        record: CrawlRecord,
+        dupefilter: BaseDupeFilter,
+        *,
+        concurrency: int,
+        lease: float,
+        idle_timeout: float,
+        poll_interval: float,
+    ) -> None:
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.frontier = frontier
+        self.record = record
+        self.df = dupefilter
+        #: The exact Redis set is checked inside the frontier's script; others are asked.
+        self.df_in_script = isinstance(dupefilter, RedisDupeFilter)
+        self.concurrency = concurrency
+        self.lease = lease
+        self.idle_timeout = idle_timeout
+        self.poll_interval = poll_interval
+        self.retry_interval = max(poll_interval, 1.0)
+        self.where = address(frontier.server)
+        self._joined = False
+        self._refusal = ""
+        self._closing = False
+        self._starved_at = -math.inf
+        self._idle_since: float | None = None
+        self._down_since: float | None = None
+        self._last_try = -math.inf
+        self._loops: list = []
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        settings = crawler.settings
+        assert crawler.spider is not None
+        assert crawler.engine is not None
+        name = crawler.spider.name
+        prefix = key_prefix(settings, name)
+        server = get_client(settings)
+        dupefilter = build_from_crawler(load_object(settings["REDIS_DUPEFILTER_CLASS"]), crawler)
+        partitions = settings.getint("TOPIC_PARTITIONS")
+        fingerprinter = crawler.request_fingerprinter
+        frontier = RedisFrontier(
+            server,
+            crawler.spider,
+            prefix,
+            worker=worker_id(),
+            partitions=partitions,
+            worker_partitions=parse_worker_partitions(
+                settings.getlist("TOPIC_WORKER_PARTITIONS"), partitions
+            ),
+            slot_of=crawler.engine.downloader.get_slot_key,
+            fingerprint=lambda request: fingerprinter.fingerprint(request).hex(),
+            slot_concurrency=settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN"),
+            delay=settings.getfloat("DOWNLOAD_DELAY"),
+            dupefilter_key=dupefilter.key if isinstance(dupefilter, RedisDupeFilter) else "",
+            seen_cache=settings.getint("REDIS_SEEN_CACHE"),
+        )
+        scheduler = cls(
+            crawler,
+            frontier,
+            CrawlRecord(server, prefix, crawl_id(settings, name)),
+            dupefilter,
+            concurrency=settings.getint("CONCURRENT_REQUESTS"),
+            lease=settings.getfloat("REDIS_LEASE"),
+            idle_timeout=settings.getfloat("REDIS_IDLE_TIMEOUT"),
+            poll_interval=settings.getfloat("REDIS_POLL_INTERVAL"),
+        )
+        crawler.signals.connect(scheduler.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(scheduler.spider_idle, signal=signals.spider_idle)
+        return scheduler
+
+    # --- opening and closing -------------------------------------------------------
+
+    def open(self, spider: Spider) -> Deferred[None]:
+        """Create or join the crawl in Redis (waiting for Redis if need be), then start
+        renewing this worker's lease."""
+        self.spider = spider
+        return Deferred.fromCoroutine(self._open(spider))
+
+    async def _open(self, spider: Spider) -> None:
+        self.df.open()
+        keywords = getattr(spider, "keywords", None)
+        try:
+            joined = await self._retrying(
+                self.record.join,
+                keywords.to_text() if keywords is not None else "",
+                self.frontier.partitions,
+                list(getattr(spider, "allowed_domains", None) or []) or None,
+                bool(getattr(spider, "seeds", None)),
+            )
+        except ConfigError as error:
+            logger.error("%s", error)
+            self._refusal = "crawl_mismatch"
+            return
+        if joined is DOWN:
+            self._refusal = "shutdown"
+            return
+        if joined is None:
+            logger.info(
+                "No crawl %r in Redis at %s to join: start it with a worker given seeds"
+                " (-a seeds=...)",
+                self.record.name,
+                self.where,
+            )
+            self._refusal = "no_crawl"
+            return
+        spider.allowed_domains = joined.domains or []
+        if await self._retrying(self.frontier.heartbeat, self.lease) is DOWN:
+            self._refusal = "shutdown"
+            return
+        self._joined = True
+        logger.info(
+            "%s crawl %r in Redis at %s as worker %s (partitions %s)",
+            "Started" if joined.created else "Joined",
+            self.record.name,
+            self.where,
+            self.frontier.worker,
+            self.frontier.worker_partitions,
+        )
+        for function, interval in ((self._tick, self.poll_interval), (self._beat, self.lease / 3)):
+            loop = create_looping_call(function)
+            loop.start(interval, now=False)
+            self._loops.append(loop)
+
+    def spider_opened(self) -> None:
+        """Close at once if this worker has no crawl to work on. (Raised here rather than in
+        ``open``: Scrapy opens the scraper after the scheduler, and cannot close it unopened.)"""
+        if self._refusal:
+            raise CloseSpider(self._refusal)
+
+    def close(self, reason: str) -> Deferred[None]:
+        """Send what is left, acknowledge the finished requests, give back the others."""
+        self._closing = True
+        for loop in self._loops:
+            if loop.running:
+                loop.stop()
+        return Deferred.fromCoroutine(self._close(reason))
+
+    async def _close(self, reason: str) -> None:
+        if self._joined:
+            deadline = monotonic() + max(self.idle_timeout, self.lease)
+            while (returned := self._redis(self._leave)) is DOWN and monotonic() < deadline:
+                await self._sleep(self.retry_interval)
+            if returned is DOWN:
+                logger.error(
+                    "Redis at %s stayed unreachable: %d links this worker found were not"
+                    " saved; the requests it held go back to the frontier when its lease ends",
+                    self.where,
+                    self.frontier.pending,
+                )
+            elif returned:
+                logger.info("Gave back %d requests this worker had not started", returned)
+        self.df.close(reason)
+
+    def _leave(self) -> int:
+        self._count(self.frontier.step(self._done(), 0))
+        while self.frontier.pending:
+            self._count(self.frontier.step())
+        return self.frontier.leave()
+
+    # --- the engine's interface ----------------------------------------------------
+
+    def has_pending_requests(self) -> bool:
+        return bool(self.frontier.buffered or self.frontier.pending)
+
+    def enqueue_request(self, request: Request) -> bool:
+        """Buffer the request for the next round trip. False if it is known to be a
+        duplicate already (its score may still raise the queued copy's)."""
+        if request.dont_filter:
+            mode = FORCE
+        elif self.df_in_script:
+            mode = CHECK
+        else:
+            mode = RESCORE if self.df.request_seen(request) else NEW
+        if not self.frontier.push(request, mode):
+            self.df.log(request, self.spider)
+            self.stats.inc_value("dupefilter/filtered")
+            return False
+        self.stats.inc_value("scheduler/enqueued/redis")
+        self.stats.inc_value("scheduler/enqueued")
+        return True
+
+    def next_request(self) -> Request | None:
+        if not self.frontier.buffered and self._due():
+            self._round_trip()
+        request = self.frontier.pop()
+        if request is not None:
+            self._idle_since = None
+            self.stats.inc_value("scheduler/dequeued/redis")
+            self.stats.inc_value("scheduler/dequeued")
+        return request
+
+    def spider_idle(self) -> None:
+        """Wait while the crawl is not finished; let the spider close once it is."""
+        if self._closing or not self._joined:
+            return
+        if self._due():
+            self._round_trip()
+        if self._down_since is not None:
+            self._idle_since = None  # waiting for Redis is not idleness
+            raise DontCloseSpider
+        if self.frontier.buffered or self.frontier.pending:
+            self._wake()
+            raise DontCloseSpider
+        queued, active = self.frontier.queued_everywhere, self.frontier.active
+        if not queued and not active:
+            logger.info(
+                "Crawl %r is finished: nothing queued, no request in flight on any worker",
+                self.record.name,
+            )
+            return
+        now = monotonic()
+        if self._idle_since is None:
+            self._idle_since = now
+        if self.idle_timeout and now - self._idle_since >= self.idle_timeout:
+            logger.info(
+                "Nothing to do for %.0f s (%d requests queued, %d in flight elsewhere):"
+                " leaving them to the other workers",
+                now - self._idle_since,
+                queued,
+                active,
+            )
+            raise CloseSpider("idle_timeout")
+        raise DontCloseSpider
+
+    # --- round trips ---------------------------------------------------------------
+
+    def _in_progress(self) -> Collection[Request]:
+        """Requests the engine took and has not finished (downloaded *and* parsed): the
+        engine slot's ``inprogress``, as ``topicspider.pqueues`` reads it."""
+        return getattr(getattr(self.crawler.engine, "_slot", None), "inprogress", ())
+
+    def _done(self) -> list[Request]:
+        in_progress = self._in_progress()
+        return [request for request in self.frontier.leases if request not in in_progress]
+
+    def _due(self) -> bool:
+        """Whether a round trip is worth it now: there is something to send, or the last
+        pop came back short more than a poll interval ago."""
+        now = monotonic()
+        if self._down_since is not None:
+            return now - self._last_try >= self.retry_interval
+        if self.frontier.pending or now - self._starved_at >= self.poll_interval:
+            return True
+        in_progress = self._in_progress()
+        return any(request not in in_progress for request in self.frontier.leases)
+
+    def _round_trip(self) -> None:
+        wanted = self.concurrency - len(self._in_progress()) - self.frontier.buffered
+        step = self._redis(self.frontier.step, self._done(), wanted)
+        if step is DOWN:
+            return
+        self._count(step)
+        self._starved_at = monotonic() if step.popped < wanted else -math.inf
+
+    def _count(self, step: Step) -> None:
+        for stat, value in (
+            ("dupefilter/filtered", step.duplicates),
+            ("topic/rediscovered", step.rediscovered),
+        ):
+            if value:
+                self.stats.inc_value(stat, value)
+        self.stats.set_value("topic/queued", step.queued)
+        self.stats.set_value("topic/redis/in_flight", step.active)
+
+    def _redis(self, operation: Callable[..., Any], *args: Any) -> Any:
+        """Run a Redis operation; if Redis is unavailable, say so once and return DOWN."""
+        self._last_try = monotonic()
+        try:
+            result = operation(*args)
+        except UNAVAILABLE as error:
+            if self._down_since is None:
+                self._down_since = monotonic()
+                self.stats.inc_value("topic/redis/outages")
+                logger.warning(
+                    "Redis at %s is unavailable (%s): waiting, and retrying every %.0f s",
+                    self.where,
+                    error,
+                    self.retry_interval,
+                )
+            return DOWN
+        if self._down_since is not None:
+            down, self._down_since = monotonic() - self._down_since, None
+            logger.warning("Redis at %s is back after %.1f s", self.where, down)
+            if self._joined and (returned := self._redis(self.frontier.resync)) not in (DOWN, 0):
+                logger.info("Gave back %d requests whose pop was not answered", returned)
+        return result
+
+    async def _retrying(self, operation: Callable[..., Any], *args: Any) -> Any:
+        """Retry until Redis answers, or until the crawl is stopped (Ctrl-C): DOWN then."""
+        while (result := self._redis(operation, *args)) is DOWN and self.crawler.crawling:
+            await self._sleep(self.retry_interval)
+        return result
+
+    @staticmethod
+    async def _sleep(seconds: float) -> None:
+        from twisted.internet import reactor  # the installed one, known only at run time
+
+        await deferLater(reactor, seconds)
+
+    # --- timers --------------------------------------------------------------------
+
+    def _wake(self) -> None:
+        """Ask the engine for a ``next_request()`` round now. Scrapy asks only when a
+        download ends or every 5 s; the slot's ``nextcall`` is not public API (pinned by
+        the Scrapy version range, like ``inprogress``)."""
+        slot = getattr(self.crawler.engine, "_slot", None)
+        if slot is not None:
+            slot.nextcall.schedule()
+
+    def _tick(self) -> None:
+        """Every ``REDIS_POLL_INTERVAL``: with nothing buffered, let the engine ask again
+        (other workers may have freed a slot or queued links)."""
+        if not self._closing and not self.frontier.buffered:
+            self._wake()
+
+    def _beat(self) -> None:
+        """Every ``REDIS_LEASE``/3: renew the lease; give back dead workers' requests."""
+        result = self._redis(self.frontier.heartbeat, self.lease)
+        if result is DOWN:
+            return
+        reclaimed, held = result
+        if not held:
+            logger.warning(
+                "This worker's lease ran out (no heartbeat for %.0f s): its requests went back"
+                " to the frontier and may be fetched again",
+                self.lease,
+            )
+        if reclaimed:
+            logger.info("Gave back %d requests of workers whose lease ran out", reclaimed)
+            self.stats.inc_value("topic/redis/reclaimed", reclaimed)
+            self._wake()

@@ -1,0 +1,310 @@
+"""The shared frontier's operations, as Lua scripts: each one atomic and one round trip.
+
+Keys, under the crawl's prefix ``P`` (``topicspider:<crawl id>``):
+
+=====================  =========  ==============================================================
+``P:q:<slot>``         zset       queued requests of one download slot; score −relevance, member
+                                  ``<16 hex digits of sequence><fingerprint>`` (ties: first in)
+``P:tops:<partition>`` zset       slot → score of its best request, to pick the best slot fast
+``P:req``              hash       member → serialized request, while queued or in flight
+``P:where``            hash       fingerprint → ``slot \\t partition \\t member`` while queued
+``P:size``             hash       partition → number of queued requests
+``P:busy``             hash       slot → requests in flight on it, cluster-wide
+``P:held:<id>``        hash       slot → requests in flight on it from worker ``id``
+``P:serving:<part>``   set        workers serving a partition, to share its slots fairly
+``P:partitions``       hash       worker id → the partitions it serves (``0,2``)
+``P:ready``            hash       slot → time (ms) its next request may start (``DOWNLOAD_DELAY``)
+``P:inflight:<id>``    hash       member → ``slot \\t partition \\t score``: worker ``id``'s lease
+``P:active``           string     requests in flight, cluster-wide
+``P:workers``          zset       worker id → lease deadline (ms, Redis clock)
+``P:clock``            string     the Redis time of the last heartbeat of any worker
+``P:seq``              string     the sequence that orders equal scores
+``P:dupefilter``       set        fingerprints seen (:mod:`topicspider.redis.dupefilter`)
+``P:meta``             hash       keywords, partitions, stay-on-site flag of the crawl
+``P:domains``          set        the sites the crawl stays on
+=====================  =========  ==============================================================
+
+Times come from Redis (``TIME``), so workers' clocks need not agree. Scripts are run by SHA
+and loaded again when Redis has forgotten them (redis-py ``Script``), e.g. after a restart.
+"""
+
+from __future__ import annotations
+
+__all__ = ["HEARTBEAT", "JOIN", "LEAVE", "STEP"]
+
+_COMMON = r"""
+local P = ARGV[1]
+local function qkey(slot) return P .. ':q:' .. slot end
+local function tkey(part) return P .. ':tops:' .. part end
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function fields(entry)
+  local out = {}
+  for f in string.gmatch(entry, '[^\t]+') do out[#out + 1] = f end
+  return out
+end
+
+-- Queue a member (new or given back) in its slot; keep the slot's best score in tops.
+local function enqueue(slot, part, member, neg)
+  redis.call('ZADD', qkey(slot), neg, member)
+  redis.call('ZADD', tkey(part), 'LT', neg, slot)
+  redis.call('HSET', P .. ':where', string.sub(member, 17), slot .. '\t' .. part .. '\t' .. member)
+  redis.call('HINCRBY', P .. ':size', part, 1)
+end
+
+-- End a lease: an acknowledged request is forgotten, a given-back one is queued again.
+local function release(worker, member, requeue)
+  local key = P .. ':inflight:' .. worker
+  local entry = redis.call('HGET', key, member)
+  if not entry then return 0 end
+  redis.call('HDEL', key, member)
+  local f = fields(entry)
+  for _, counts in ipairs({P .. ':busy', P .. ':held:' .. worker}) do
+    if redis.call('HINCRBY', counts, f[1], -1) <= 0 then redis.call('HDEL', counts, f[1]) end
+  end
+  redis.call('DECR', P .. ':active')
+  if requeue then
+    enqueue(f[1], f[2], member, f[3])
+  else
+    redis.call('HDEL', P .. ':req', member)
+  end
+  return 1
+end
+
+-- A worker leaves the crawl (or is declared dead): it no longer shares slots.
+local function forget(worker)
+  local parts = redis.call('HGET', P .. ':partitions', worker)
+  if parts then
+    for part in string.gmatch(parts, '[^,]+') do
+      redis.call('SREM', P .. ':serving:' .. part, worker)
+    end
+  end
+  redis.call('HDEL', P .. ':partitions', worker)
+  redis.call('ZREM', P .. ':workers', worker)
+  redis.call('DEL', P .. ':held:' .. worker)
+end
+"""
+
+#: Pushes, acknowledgements and pops of one worker in one call (see ``RedisFrontier.step``).
+STEP = (
+    _COMMON
+    + r"""
+local worker, limit = ARGV[2], tonumber(ARGV[3])
+local delay, wanted = tonumber(ARGV[4]), tonumber(ARGV[5])
+local parts = {}
+for p in string.gmatch(ARGV[6], '[^,]+') do parts[#parts + 1] = p end
+local dupekey = ARGV[7]
+
+local function rescore(fp, neg, blob)
+  local entry = redis.call('HGET', P .. ':where', fp)
+  if not entry then return 0 end
+  local f = fields(entry)
+  local old = redis.call('ZSCORE', qkey(f[1]), f[3])
+  if not old then return 0 end
+  if tonumber(neg) < tonumber(old) then
+    redis.call('ZADD', qkey(f[1]), neg, f[3])
+    redis.call('HSET', P .. ':req', f[3], blob)
+    redis.call('ZADD', tkey(f[2]), 'LT', neg, f[1])
+    return 2
+  end
+  return 3
+end
+
+local function insert(fp, slot, part, neg, blob)
+  local member = string.format('%016x', redis.call('INCR', P .. ':seq')) .. fp
+  redis.call('HSET', P .. ':req', member, blob)
+  enqueue(slot, part, member, neg)
+  return 1
+end
+
+-- mode c: check the Redis dupefilter set; n: new by the worker's own dupefilter;
+-- f: dont_filter, always queued; r: seen before, only raise the queued score.
+local statuses = {}
+local i = 9
+for _ = 1, tonumber(ARGV[8]) do
+  local mode, fp, slot, part = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
+  local neg, blob = ARGV[i + 4], ARGV[i + 5]
+  i = i + 6
+  local status
+  if mode == 'f' then
+    status = insert(fp, slot, part, neg, blob)
+  elseif mode == 'c' and redis.call('SADD', dupekey, fp) == 1 then
+    status = insert(fp, slot, part, neg, blob)
+  elseif mode == 'n' and redis.call('HEXISTS', P .. ':where', fp) == 0 then
+    status = insert(fp, slot, part, neg, blob)
+  else
+    status = rescore(fp, neg, blob)
+  end
+  statuses[#statuses + 1] = status
+end
+
+local acked = 0
+local acks = tonumber(ARGV[i])
+for j = i + 1, i + acks do acked = acked + release(worker, ARGV[j], false) end
+
+local now = 0
+if delay > 0 and wanted > 0 then now = now_ms() end
+-- A slot may start a request if it has fewer than `limit` in flight in the cluster and this
+-- worker holds less than its share of them: the limit divided among the workers serving
+-- the partition, so that a worker that frees a slot does not take it back at once forever.
+local busy, held, shares = {}, {}, {}
+local function eligible(slot, part)
+  if busy[slot] == nil then
+    busy[slot] = tonumber(redis.call('HGET', P .. ':busy', slot) or '0')
+    held[slot] = tonumber(redis.call('HGET', P .. ':held:' .. worker, slot) or '0')
+  end
+  if shares[part] == nil then
+    local serving = math.max(1, redis.call('SCARD', P .. ':serving:' .. part))
+    shares[part] = math.ceil(limit / serving)
+  end
+  if busy[slot] >= limit or held[slot] >= shares[part] then return false end
+  if delay > 0 then
+    local ready = redis.call('HGET', P .. ':ready', slot)
+    if ready and tonumber(ready) > now then return false end
+  end
+  return true
+end
+
+-- The best slot of a partition that may start a request now: lowest score, then the
+-- oldest head among slots with that score (at most 32 compared).
+local function best_of(part)
+  local bslot, bneg, bmember
+  local ties, start = 0, 0
+  while true do
+    local batch = redis.call('ZRANGE', tkey(part), start, start + 31, 'WITHSCORES')
+    if #batch == 0 then return bslot, bneg, bmember end
+    for k = 1, #batch, 2 do
+      local slot, neg = batch[k], tonumber(batch[k + 1])
+      if bslot and neg > bneg then return bslot, bneg, bmember end
+      if eligible(slot, part) then
+        local head = redis.call('ZRANGE', qkey(slot), 0, 0)[1]
+        if head and (not bslot or head < bmember) then bslot, bneg, bmember = slot, neg, head end
+        ties = ties + 1
+        if ties >= 32 then return bslot, bneg, bmember end
+      end
+    end
+    start = start + 32
+  end
+end
+
+local popped = {}
+for _ = 1, wanted do
+  local bslot, bpart, bneg, bmember
+  for _, part in ipairs(parts) do
+    local slot, neg, member = best_of(part)
+    if slot and (not bslot or neg < bneg or (neg == bneg and member < bmember)) then
+      bslot, bpart, bneg, bmember = slot, part, neg, member
+    end
+  end
+  if not bslot then break end
+  local q = qkey(bslot)
+  local score = redis.call('ZSCORE', q, bmember)
+  redis.call('ZREM', q, bmember)
+  local head = redis.call('ZRANGE', q, 0, 0, 'WITHSCORES')
+  if #head == 0 then
+    redis.call('ZREM', tkey(bpart), bslot)
+  else
+    redis.call('ZADD', tkey(bpart), head[2], bslot)
+  end
+  local fp = string.sub(bmember, 17)
+  if redis.call('HGET', P .. ':where', fp) == bslot .. '\t' .. bpart .. '\t' .. bmember then
+    redis.call('HDEL', P .. ':where', fp)
+  end
+  redis.call('HINCRBY', P .. ':size', bpart, -1)
+  redis.call('HSET', P .. ':inflight:' .. worker, bmember, bslot .. '\t' .. bpart .. '\t' .. score)
+  busy[bslot] = redis.call('HINCRBY', P .. ':busy', bslot, 1)
+  held[bslot] = redis.call('HINCRBY', P .. ':held:' .. worker, bslot, 1)
+  redis.call('INCR', P .. ':active')
+  if delay > 0 then redis.call('HSET', P .. ':ready', bslot, now + delay) end
+  popped[#popped + 1] = bmember
+  popped[#popped + 1] = redis.call('HGET', P .. ':req', bmember)
+end
+
+local queued, everywhere = 0, 0
+for _, part in ipairs(parts) do
+  queued = queued + tonumber(redis.call('HGET', P .. ':size', part) or '0')
+end
+for _, size in ipairs(redis.call('HVALS', P .. ':size')) do
+  everywhere = everywhere + tonumber(size)
+end
+local active = tonumber(redis.call('GET', P .. ':active') or '0')
+return {statuses, popped, queued, everywhere, active, acked}
+"""
+)
+
+#: Renew this worker's lease and give back the requests of workers whose lease ran out.
+#: If no worker at all was heard of for a whole lease (Redis was down, or the cluster
+#: stopped), every worker gets a new lease instead: a pause of Redis kills no one.
+HEARTBEAT = (
+    _COMMON
+    + r"""
+local worker, lease, parts = ARGV[2], tonumber(ARGV[3]), ARGV[4]
+local workers = P .. ':workers'
+local now = now_ms()
+local clock = tonumber(redis.call('GET', P .. ':clock') or '0')
+redis.call('SET', P .. ':clock', now)
+local known = redis.call('ZSCORE', workers, worker) and 1 or 0
+if clock > 0 and now - clock > lease then
+  for _, other in ipairs(redis.call('ZRANGE', workers, 0, -1)) do
+    redis.call('ZADD', workers, now + lease, other)
+  end
+end
+redis.call('ZADD', workers, now + lease, worker)
+redis.call('HSET', P .. ':partitions', worker, parts)
+for part in string.gmatch(parts, '[^,]+') do
+  redis.call('SADD', P .. ':serving:' .. part, worker)
+end
+local reclaimed = 0
+for _, dead in ipairs(redis.call('ZRANGEBYSCORE', workers, '-inf', now)) do
+  for _, member in ipairs(redis.call('HKEYS', P .. ':inflight:' .. dead)) do
+    reclaimed = reclaimed + release(dead, member, true)
+  end
+  forget(dead)
+end
+return {reclaimed, known}
+"""
+)
+
+#: Give back this worker's leases except the members listed (all of them when it leaves).
+#: ARGV[3] is 1 when the worker leaves the crawl.
+LEAVE = (
+    _COMMON
+    + r"""
+local worker, leaving = ARGV[2], ARGV[3] == '1'
+local held = {}
+for k = 4, #ARGV do held[ARGV[k]] = true end
+local returned = 0
+for _, member in ipairs(redis.call('HKEYS', P .. ':inflight:' .. worker)) do
+  if not held[member] then returned = returned + release(worker, member, true) end
+end
+if leaving then forget(worker) end
+return returned
+"""
+)
+
+#: Create the crawl record, or check a worker against it. ARGV: prefix, keywords text,
+#: partitions, stay-on-site flag (1/0), whether the worker has seeds (1/0), then its domains.
+#: Returns {"none"}, {"keywords", stored}, {"partitions", stored}, or
+#: {"created" | "joined", stay-on-site flag, domains...}.
+JOIN = r"""
+local P = ARGV[1]
+local meta, domains = P .. ':meta', P .. ':domains'
+local stored = redis.call('HGET', meta, 'keywords')
+if not stored then
+  if ARGV[5] ~= '1' then return {'none'} end
+  redis.call('HSET', meta, 'keywords', ARGV[2], 'partitions', ARGV[3], 'stay_on_site', ARGV[4])
+  for k = 6, #ARGV do redis.call('SADD', domains, ARGV[k]) end
+  local out = {'created', ARGV[4]}
+  for _, d in ipairs(redis.call('SMEMBERS', domains)) do out[#out + 1] = d end
+  return out
+end
+if stored ~= ARGV[2] then return {'keywords', stored} end
+local parts = redis.call('HGET', meta, 'partitions')
+if parts ~= ARGV[3] then return {'partitions', parts} end
+for k = 6, #ARGV do redis.call('SADD', domains, ARGV[k]) end
+local out = {'joined', redis.call('HGET', meta, 'stay_on_site')}
+for _, d in ipairs(redis.call('SMEMBERS', domains)) do out[#out + 1] = d end
+return out
+"""
