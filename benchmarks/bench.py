@@ -83,11 +83,18 @@ def score_cost(site: Path, sample: int) -> dict[str, float]:
     timed offline over ``sample`` pages of the benchmark site with a fresh scorer."""
     from topicspider.keywords import load_keywords
     from topicspider.relevance import BestFirst, LinkCandidate, Relevance
-    from topicspider.settings import TOPIC_ANCHOR_WEIGHT, TOPIC_CONTEXT_CHARS, TOPIC_MAX_TEXT_CHARS
+    from topicspider import settings
     from topicspider.text import extract_page, parse_html
 
     relevance = Relevance(load_keywords(KEYWORDS))
-    strategy = BestFirst(relevance, TOPIC_ANCHOR_WEIGHT)
+    strategy = BestFirst(
+        relevance,
+        {
+            "anchor": settings.TOPIC_ANCHOR_WEIGHT,
+            "parent": settings.TOPIC_PARENT_WEIGHT,
+            "pattern": settings.TOPIC_PATTERN_WEIGHT,
+        },
+    )
     files = sorted(
         (path for name in SECTIONS for path in (site / name).glob("*.html")),
         key=lambda path: path.stat().st_ino,
@@ -98,8 +105,8 @@ def score_cost(site: Path, sample: int) -> dict[str, float]:
         page = extract_page(
             parse_html(path.read_bytes()),
             f"http://127.0.0.1/{path.parent.name}/{path.name}",
-            context_chars=TOPIC_CONTEXT_CHARS,
-            max_chars=TOPIC_MAX_TEXT_CHARS,
+            context_chars=settings.TOPIC_CONTEXT_CHARS,
+            max_chars=settings.TOPIC_MAX_TEXT_CHARS,
         )
         extracted = time.perf_counter()
         page_relevance = relevance.page(page.title, page.body)
