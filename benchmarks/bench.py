@@ -81,9 +81,9 @@ def crawl(
 def score_cost(site: Path, sample: int) -> dict[str, float]:
     """Milliseconds per page to extract text and links, and to score the page and its links,
     timed offline over ``sample`` pages of the benchmark site with a fresh scorer."""
+    from topicspider import settings
     from topicspider.keywords import load_keywords
     from topicspider.relevance import BestFirst, LinkCandidate, Relevance
-    from topicspider import settings
     from topicspider.text import extract_page, parse_html
 
     relevance = Relevance(load_keywords(KEYWORDS))
