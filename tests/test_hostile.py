@@ -96,6 +96,17 @@ class Hostile(BaseHTTPRequestHandler):
                 b'<html><head><meta http-equiv="refresh" content="0; url=/meta-loop.html">'
                 b"</head><body>football</body></html>"
             )
+        elif path.startswith("/trap/list"):
+            # ?page=N without end, each page on topic, with a calendar and a session id.
+            page = int(path.rsplit("=", 1)[1]) if "=" in path else 1
+            links = (
+                f'<a href="/trap/list?page={page + 1}">下一页足球比赛</a>'
+                f'<a href="/trap/cal?year=2031&amp;month={page % 12 + 1}">足球比赛日历</a>'
+                f'<a href="/trap/news.jsp;jsessionid={page:08X}?id={page}">足球新闻</a>'
+            )
+            self.send(
+                html(f"足球比赛列表第{page}页", f"<p>第{page}页的比赛{page * 7919}</p>{links}")
+            )
         elif path == "/many-links.html":
             links = "".join(f'<a href="/page-{i}.html">比赛{i}</a> ' for i in range(10000))
             self.send(html("足球比赛索引", f"<div>{links}</div>"))
@@ -166,3 +177,50 @@ def test_hostile_pages_are_skipped_with_reasons_and_the_crawl_goes_on(hostile_ur
     assert "truncated.html" in stored
     assert not any(name.startswith(("javascript", "data", "mailto")) for name in stored)
     assert os.path.getsize(tmp_path / "pages" / "index.jsonl") < 1_000_000
+
+
+def test_spider_traps_are_bounded(hostile_url, tmp_path):
+    result = scrapy(
+        "crawl",
+        "topic",
+        "-a",
+        f"seeds={hostile_url}/trap/list",
+        "-a",
+        "keywords=足球:3,比赛:2",
+        "-s",
+        f"TOPIC_PAGES_DIR={tmp_path / 'pages'}",
+        "-s",
+        f"TOPIC_FETCH_LOG={tmp_path / 'f.jsonl'}",
+        "-s",
+        "TOPIC_MAX_PAGES_PER_HOST=30",
+        "-s",
+        "TOPIC_DUPLICATE_DISTANCE=-1",
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    fetched = paths(read_jsonl(tmp_path / "f.jsonl"))
+    assert 25 <= len(fetched) <= 32, "the per-host cap bounds endless pagination"
+    assert all(path == "/trap/list" for path in fetched), "calendar and session URLs were followed"
+    stats = _stats(result.stderr.split("Dumping Scrapy stats:", 1)[1])
+    assert int(stats["topic/noise_url"]) >= 2 * 25
+    assert int(stats["topic/host_capped"]) >= 1
+
+
+def test_depth_limit_bounds_a_trap_without_a_cap(hostile_url, tmp_path):
+    result = scrapy(
+        "crawl",
+        "topic",
+        "-a",
+        f"seeds={hostile_url}/trap/list",
+        "-a",
+        "keywords=足球:3,比赛:2",
+        "-s",
+        f"TOPIC_PAGES_DIR={tmp_path / 'pages'}",
+        "-s",
+        f"TOPIC_FETCH_LOG={tmp_path / 'f.jsonl'}",
+        "-s",
+        "DEPTH_LIMIT=12",
+        "-s",
+        "TOPIC_DUPLICATE_DISTANCE=-1",
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert len(read_jsonl(tmp_path / "f.jsonl")) == 13
