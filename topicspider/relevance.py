@@ -144,6 +144,9 @@ class Strategy:
     def score(self, candidate: LinkCandidate) -> float:
         raise NotImplementedError
 
+    def score_and_features(self, candidate: LinkCandidate) -> tuple[float, tuple[float, ...]]:
+        return self.score(candidate), self.features(candidate)
+
     def learn(self, features: tuple[float, ...], relevance: float) -> None:
         """Nothing to learn by default."""
 
@@ -235,8 +238,14 @@ class BestFirst(Strategy):
         return (anchor, candidate.parent_relevance, candidate.pattern_yield, candidate.importance)
 
     def score(self, candidate: LinkCandidate) -> float:
-        score = float(np.dot(self.weights, self.features(candidate)))
-        return score * (1.0 - self.noise_discount) if candidate.link.navigation else score
+        return self.score_and_features(candidate)[0]
+
+    def score_and_features(self, candidate: LinkCandidate) -> tuple[float, tuple[float, ...]]:
+        features = self.features(candidate)
+        score = float(np.dot(self.weights, features))
+        if candidate.link.navigation:
+            score *= 1.0 - self.noise_discount
+        return score, features
 
     def learn(self, features: tuple[float, ...], relevance: float) -> None:
         if not self.adaptive or len(features) != len(FEATURES):

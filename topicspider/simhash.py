@@ -14,24 +14,28 @@ import itertools
 from collections import Counter
 from collections.abc import Iterable
 
+import numpy as np
+
 __all__ = ["SimHashIndex", "simhash"]
 
 BITS = 64
 _MASK = (1 << BITS) - 1
 
 
-def _hash(token: str) -> int:
-    return int.from_bytes(hashlib.blake2b(token.encode("utf-8"), digest_size=8).digest(), "big")
+def _hash(token: str) -> bytes:
+    return hashlib.blake2b(token.encode("utf-8"), digest_size=8).digest()
 
 
 def simhash(tokens: Iterable[str]) -> int:
     """64-bit SimHash of tokens weighted by their counts (stable across processes)."""
-    totals = [0] * BITS
-    for token, weight in Counter(tokens).items():
-        value = _hash(token)
-        for bit in range(BITS):
-            totals[bit] += weight if value >> bit & 1 else -weight
-    return sum(1 << bit for bit, total in enumerate(totals) if total > 0)
+    counts = Counter(tokens)
+    if not counts:
+        return 0
+    digests = np.frombuffer(b"".join(map(_hash, counts)), dtype=np.uint8).reshape(-1, 8)
+    bits = np.unpackbits(digests, axis=1).astype(np.int64) * 2 - 1  # big-endian bit order
+    weights = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
+    totals = weights @ bits
+    return int.from_bytes(np.packbits(totals > 0).tobytes(), "big")
 
 
 class SimHashIndex:

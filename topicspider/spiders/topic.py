@@ -55,6 +55,9 @@ PARENT_KEY = "topic_parent"
 FEATURES_KEY = "topic_features"
 
 
+_CONTROL_BYTES = bytes([*range(9), *range(14, 32)])
+
+
 def _skip_reason(response: Any) -> str | None:
     """Why a response is not a page to score, if it is not: the stats name it."""
     if not isinstance(response, TextResponse):
@@ -64,7 +67,8 @@ def _skip_reason(response: Any) -> str | None:
     if not response.body.strip():
         return "empty"
     head = response.body[:4096]
-    if b"\x00" in head or sum(byte < 9 or 13 < byte < 32 for byte in head) > len(head) // 20:
+    controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
+    if b"\x00" in head or controls > len(head) // 20:
         return "binary"
     return None
 
@@ -327,6 +331,6 @@ class TopicSpider(Spider):
                 pattern_yield=self.patterns.yield_of(link.url),
                 importance=self.importance.importance(link.url) if self.importance else 0.0,
             )
-            scored.append((self.strategy.score(candidate), self.strategy.features(candidate), link))
+            scored.append((*self.strategy.score_and_features(candidate), link))
         scored.sort(key=lambda item: -item[0])
         return scored
