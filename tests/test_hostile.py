@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from tests.test_spider import paths, read_jsonl, scrapy
+from tests.test_spider import crawl_seed, paths, read_jsonl
 
 ARTICLE = "昨晚的足球比赛非常精彩，两队在上半场互有攻守，下半场主队连进两球锁定胜局。" * 3
 BIG = 50 * 1024 * 1024
@@ -134,24 +134,14 @@ def _stats(dump: str) -> dict:
     return stats
 
 
+def crawl(seed: str, tmp_path, *settings: str):
+    """Near-duplicate detection off: the hostile pages share one article."""
+    return crawl_seed(seed, tmp_path, "TOPIC_DUPLICATE_DISTANCE=-1", *settings)
+
+
 def test_hostile_pages_are_skipped_with_reasons_and_the_crawl_goes_on(hostile_url, tmp_path):
-    result = scrapy(
-        "crawl",
-        "topic",
-        "-a",
-        f"seeds={hostile_url}/index.html",
-        "-a",
-        "keywords=足球:3,比赛:2",
-        "-s",
-        f"TOPIC_PAGES_DIR={tmp_path / 'pages'}",
-        "-s",
-        f"TOPIC_FETCH_LOG={tmp_path / 'f.jsonl'}",
-        "-s",
-        "CLOSESPIDER_PAGECOUNT=60",
-        "-s",
-        "TOPIC_DUPLICATE_DISTANCE=-1",  # the hostile pages share one article
-        "-s",
-        "RETRY_TIMES=0",
+    result = crawl(
+        f"{hostile_url}/index.html", tmp_path, "CLOSESPIDER_PAGECOUNT=60", "RETRY_TIMES=0"
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Traceback" not in result.stderr
@@ -180,22 +170,7 @@ def test_hostile_pages_are_skipped_with_reasons_and_the_crawl_goes_on(hostile_ur
 
 
 def test_spider_traps_are_bounded(hostile_url, tmp_path):
-    result = scrapy(
-        "crawl",
-        "topic",
-        "-a",
-        f"seeds={hostile_url}/trap/list",
-        "-a",
-        "keywords=足球:3,比赛:2",
-        "-s",
-        f"TOPIC_PAGES_DIR={tmp_path / 'pages'}",
-        "-s",
-        f"TOPIC_FETCH_LOG={tmp_path / 'f.jsonl'}",
-        "-s",
-        "TOPIC_MAX_PAGES_PER_HOST=30",
-        "-s",
-        "TOPIC_DUPLICATE_DISTANCE=-1",
-    )
+    result = crawl(f"{hostile_url}/trap/list", tmp_path, "TOPIC_MAX_PAGES_PER_HOST=30")
     assert result.returncode == 0, result.stderr[-3000:]
     fetched = paths(read_jsonl(tmp_path / "f.jsonl"))
     assert 25 <= len(fetched) <= 32, "the per-host cap bounds endless pagination"
@@ -206,21 +181,6 @@ def test_spider_traps_are_bounded(hostile_url, tmp_path):
 
 
 def test_depth_limit_bounds_a_trap_without_a_cap(hostile_url, tmp_path):
-    result = scrapy(
-        "crawl",
-        "topic",
-        "-a",
-        f"seeds={hostile_url}/trap/list",
-        "-a",
-        "keywords=足球:3,比赛:2",
-        "-s",
-        f"TOPIC_PAGES_DIR={tmp_path / 'pages'}",
-        "-s",
-        f"TOPIC_FETCH_LOG={tmp_path / 'f.jsonl'}",
-        "-s",
-        "DEPTH_LIMIT=12",
-        "-s",
-        "TOPIC_DUPLICATE_DISTANCE=-1",
-    )
+    result = crawl(f"{hostile_url}/trap/list", tmp_path, "DEPTH_LIMIT=12")
     assert result.returncode == 0, result.stderr[-3000:]
     assert len(read_jsonl(tmp_path / "f.jsonl")) == 13

@@ -50,6 +50,20 @@ def crawl_command(site_url: str, site, out: Path, *settings: str, keywords: str 
     return command
 
 
+def crawl_seed(seed: str, out: Path, *settings: str, keywords: str = "足球:3,比赛:2"):
+    """`scrapy crawl topic` from one seed; pages in `out/pages`, fetch log `out/f.jsonl`."""
+    options = [f"TOPIC_PAGES_DIR={out / 'pages'}", f"TOPIC_FETCH_LOG={out / 'f.jsonl'}", *settings]
+    return scrapy(
+        "crawl",
+        "topic",
+        "-a",
+        f"seeds={seed}",
+        "-a",
+        f"keywords={keywords}",
+        *(arg for option in options for arg in ("-s", option)),
+    )
+
+
 def read_jsonl(path: Path) -> list[dict]:
     if not path.exists():
         return []

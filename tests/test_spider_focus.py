@@ -7,7 +7,7 @@ import json
 import pytest
 
 from demo.site import serve
-from tests.test_spider import paths, read_jsonl, scrapy
+from tests.test_spider import crawl_seed, paths, read_jsonl
 
 ARTICLE = (
     "<p>昨晚的足球比赛非常精彩，两队在上半场互有攻守，下半场主队连进两球锁定胜局。"
@@ -44,18 +44,7 @@ def focus_site(tmp_path_factory):
 
 
 def test_near_duplicates_are_not_stored_and_noise_urls_not_fetched(focus_site, tmp_path):
-    result = scrapy(
-        "crawl",
-        "topic",
-        "-a",
-        f"seeds={focus_site}/index.html",
-        "-a",
-        "keywords=足球:3,比赛:2",
-        "-s",
-        f"TOPIC_PAGES_DIR={tmp_path / 'pages'}",
-        "-s",
-        f"TOPIC_FETCH_LOG={tmp_path / 'f.jsonl'}",
-    )
+    result = crawl_seed(f"{focus_site}/index.html", tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]
     fetched = paths(read_jsonl(tmp_path / "f.jsonl"))
     assert {"/index.html", "/match.html", "/copy/match.html"} == set(fetched)
@@ -66,18 +55,7 @@ def test_near_duplicates_are_not_stored_and_noise_urls_not_fetched(focus_site, t
 
 
 def test_duplicate_detection_can_be_turned_off(focus_site, tmp_path):
-    result = scrapy(
-        "crawl",
-        "topic",
-        "-a",
-        f"seeds={focus_site}/index.html",
-        "-a",
-        "keywords=足球:3,比赛:2",
-        "-s",
-        f"TOPIC_PAGES_DIR={tmp_path / 'pages'}",
-        "-s",
-        "TOPIC_DUPLICATE_DISTANCE=-1",
-    )
+    result = crawl_seed(f"{focus_site}/index.html", tmp_path, "TOPIC_DUPLICATE_DISTANCE=-1")
     assert result.returncode == 0, result.stderr[-2000:]
     rows = [
         json.loads(line) for line in (tmp_path / "pages" / "index.jsonl").open(encoding="utf-8")
