@@ -5,12 +5,15 @@ fetched twice except the ones in flight at the kill."""
 from __future__ import annotations
 
 import os
+import pickle
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
 from collections import Counter
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -26,7 +29,13 @@ def test_kill_9_and_resume(site, site_url, tmp_path, serial_crawl, seed):
         "-m",
         "scrapy",
         *crawl_command(
-            site_url, site, out, f"JOBDIR={jobdir}", ONE_AT_A_TIME, "DOWNLOAD_DELAY=0.05"
+            site_url,
+            site,
+            out,
+            f"JOBDIR={jobdir}",
+            ONE_AT_A_TIME,
+            "DOWNLOAD_DELAY=0.05",
+            "TOPIC_DUPLICATE_DISTANCE=-1",  # so that every accepted page is stored
         ),
     ]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -38,15 +47,29 @@ def test_kill_9_and_resume(site, site_url, tmp_path, serial_crawl, seed):
     process.wait(timeout=30)
     before = paths(read_jsonl(out / "fetch.jsonl"))
     assert len(before) < len(serial_crawl), "the crawl ended before the kill"
+    with sqlite3.connect(jobdir / "requests.queue" / "frontier.sqlite3") as frontier:
+        queued = {
+            urlsplit(pickle.loads(blob)["url"]).path
+            for (blob,) in frontier.execute("SELECT request FROM frontier")
+        }
+    assert queued, "nothing was queued at the kill"
 
     resumed = subprocess.run(
         command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240
     )
     assert resumed.returncode == 0, resumed.stderr[-2000:]
-    fetched = paths(read_jsonl(out / "fetch.jsonl"))
+    rows = read_jsonl(out / "fetch.jsonl")
+    fetched = paths(rows)
     twice = [path for path, n in Counter(fetched).items() if n > 1]
     assert len(twice) <= 1, f"fetched twice, more than the request in flight: {twice}"
-    assert set(fetched) == serial_crawl
     stored = paths(read_jsonl(out / "pages" / "index.jsonl"))
     assert len(stored) == len(set(stored)), "a page is in the index twice"
-    assert {p for p in serial_crawl if p in site.on_topic} <= set(stored)
+    accepted = {path for path, row in zip(fetched, rows, strict=True) if row["accepted"]}
+    assert accepted == set(stored), "an accepted page is missing from the index"
+    forbidden = set(site.disallowed)  # robots.txt: queued, then refused, never a page
+    assert queued - forbidden <= set(fetched), (
+        "a request queued (or in flight) at the kill was lost"
+    )
+    # What the crawl had learned (weights, URL templates) dies with kill -9, so the order after
+    # the restart, and which off-topic paths stay within the tunnel, may differ from an
+    # unbroken crawl's: compare with what was queued, not with a reference crawl.
