@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from demo.crawl import SCRAPY, topic_args
 from demo.site import serve, write_site
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,23 +25,13 @@ def main() -> int:
         server, base = serve(site.root)
         try:
             print(f"Demo site ({len(list(site.root.rglob('*.html')))} pages) at {base}/")
-            command = [
-                sys.executable,
-                "-m",
-                "scrapy",
-                "crawl",
-                "topic",
-                "-a",
-                f"seeds={base}{site.seed_path}",
-                "-a",
-                "keywords=sports",
-                "-s",
+            command = SCRAPY + topic_args(
+                f"{base}{site.seed_path}",
+                "sports",
                 f"TOPIC_PAGES_DIR={pages_dir}",
-                "-s",
                 "LOG_LEVEL=INFO",
-                "-s",
                 "TOPIC_PROGRESS_INTERVAL=5",
-            ]
+            )
             print("$", " ".join(command[2:]))
             subprocess.run(
                 command, cwd=ROOT, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)}

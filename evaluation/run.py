@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from demo.crawl import SCRAPY, topic_args
 from demo.site import serve
 from evaluation.plot import plot
 
@@ -73,31 +74,17 @@ def crawl(
 ) -> list[dict]:
     with tempfile.TemporaryDirectory(prefix="topic-eval-") as tmp:
         log = Path(tmp, "fetch.jsonl")
-        command = [
-            sys.executable,
-            "-m",
-            "scrapy",
-            "crawl",
-            "topic",
-            "-a",
-            f"seeds={base}{seed}",
-            "-a",
-            f"keywords={keywords}",
-            "-s",
+        command = SCRAPY + topic_args(
+            f"{base}{seed}",
+            keywords,
             f"TOPIC_STRATEGY={strategy}",
-            "-s",
             f"CLOSESPIDER_PAGECOUNT={budget + 5}",
-            "-s",
             f"TOPIC_FETCH_LOG={log}",
-            "-s",
             f"TOPIC_PAGES_DIR={tmp}/pages",
-            "-s",
             "LOG_LEVEL=ERROR",
-            "-s",
             "TOPIC_PROGRESS_INTERVAL=0",
-        ]
-        for setting in settings:
-            command += ["-s", setting]
+            *settings,
+        )
         subprocess.run(command, cwd=ROOT, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
         lines = log.read_text("utf-8").splitlines()
     return [json.loads(line) for line in lines][:budget]

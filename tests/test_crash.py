@@ -10,13 +10,13 @@ import random
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from collections import Counter
 from urllib.parse import urlsplit
 
 import pytest
 
+from demo.crawl import SCRAPY
 from tests.test_spider import ONE_AT_A_TIME, ROOT, crawl_command, paths, read_jsonl
 
 
@@ -25,9 +25,7 @@ def test_kill_9_and_resume(site, site_url, tmp_path, serial_crawl, seed):
     kill_after = random.Random(seed).randint(3, 25)
     out, jobdir = tmp_path / "out", tmp_path / "job"
     command = [
-        sys.executable,
-        "-m",
-        "scrapy",
+        *SCRAPY,
         *crawl_command(
             site_url,
             site,

@@ -7,7 +7,6 @@ import os
 import re
 import struct
 import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -16,6 +15,7 @@ from scrapy import Spider
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.test import get_crawler
 
+from demo.crawl import SCRAPY, topic_args
 from topicspider.extensions.report import TOP_PAGES, Report
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,25 +39,15 @@ def stat(log: str, name: str) -> int:
 def crawl(site, site_url, tmp_path_factory):
     out = tmp_path_factory.mktemp("report")
     result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "scrapy",
-            "crawl",
-            "topic",
-            "-a",
-            f"seeds={site_url}{site.seed_path}",
-            "-a",
-            "keywords=sports",
-            "-s",
+        SCRAPY
+        + topic_args(
+            f"{site_url}{site.seed_path}",
+            "sports",
             f"TOPIC_PAGES_DIR={out / 'pages'}",
-            "-s",
             f"TOPIC_FETCH_LOG={out / 'fetch.jsonl'}",
-            "-s",
             f"TOPIC_REPORT={out / 'report'}",
-            "-s",
             "TOPIC_PROGRESS_INTERVAL=0",
-        ],
+        ),
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,

@@ -6,7 +6,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -14,12 +13,14 @@ from urllib.request import urlopen
 
 import pytest
 
+from demo.crawl import SCRAPY, topic_args
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def scrapy(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "scrapy", *args],
+        [*SCRAPY, *args],
         cwd=cwd,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,
@@ -29,38 +30,27 @@ def scrapy(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
 
 
 def crawl_command(site_url: str, site, out: Path, *settings: str, keywords: str = "sports"):
-    command = [
-        "crawl",
-        "topic",
-        "-a",
-        f"seeds={site_url}{site.seed_path}",
-        "-a",
-        f"keywords={keywords}",
-        "-s",
+    return topic_args(
+        f"{site_url}{site.seed_path}",
+        keywords,
         f"TOPIC_PAGES_DIR={out / 'pages'}",
-        "-s",
         f"TOPIC_FETCH_LOG={out / 'fetch.jsonl'}",
-        "-s",
         "LOG_LEVEL=INFO",
-        "-s",
         "TOPIC_PROGRESS_INTERVAL=0",
-    ]
-    for setting in settings:
-        command += ["-s", setting]
-    return command
+        *settings,
+    )
 
 
 def crawl_seed(seed: str, out: Path, *settings: str, keywords: str = "足球:3,比赛:2"):
     """`scrapy crawl topic` from one seed; pages in `out/pages`, fetch log `out/f.jsonl`."""
-    options = [f"TOPIC_PAGES_DIR={out / 'pages'}", f"TOPIC_FETCH_LOG={out / 'f.jsonl'}", *settings]
     return scrapy(
-        "crawl",
-        "topic",
-        "-a",
-        f"seeds={seed}",
-        "-a",
-        f"keywords={keywords}",
-        *(arg for option in options for arg in ("-s", option)),
+        *topic_args(
+            seed,
+            keywords,
+            f"TOPIC_PAGES_DIR={out / 'pages'}",
+            f"TOPIC_FETCH_LOG={out / 'f.jsonl'}",
+            *settings,
+        )
     )
 
 
@@ -172,9 +162,7 @@ def test_ctrl_c_pauses_and_the_same_command_resumes(site, site_url, tmp_path, se
     jobdir = tmp_path / "job"
     out = tmp_path / "paused"
     command = [
-        sys.executable,
-        "-m",
-        "scrapy",
+        *SCRAPY,
         *crawl_command(
             site_url, site, out, f"JOBDIR={jobdir}", ONE_AT_A_TIME, "DOWNLOAD_DELAY=0.2"
         ),
