@@ -164,7 +164,9 @@ def test_two_workers_fetch_every_page_once_in_relevance_order(
 ):
     url, access_log = logged_site
     crawl_id = f"two-{next(_crawl_ids)}"
-    settings = (*SLOTS, "CONCURRENT_REQUESTS=4")
+    # Twice the delay of SLOTS: the crawl lasts about 6 s, so a worker that a loaded
+    # machine starts a few seconds late still gets its share.
+    settings = (*FAST, "DOWNLOAD_DELAY=1.0", "CONCURRENT_REQUESTS=4")
     # Both are given the seeds: one creates the crawl, the other's seeds are duplicates.
     first = start(tmp_path, "first", url, *settings, redis=redis_server, crawl_id=crawl_id)
     second = start(tmp_path, "second", url, *settings, redis=redis_server, crawl_id=crawl_id)
