@@ -28,6 +28,7 @@ __all__ = [
     "LinkCandidate",
     "Relevance",
     "Strategy",
+    "link_text",
 ]
 
 
@@ -115,6 +116,11 @@ class Relevance:
         return self._cosine(counts, page=True)
 
 
+def link_text(link: LinkContext) -> str:
+    """What a link says about its target: anchor, context and the words of its URL."""
+    return f"{link.anchor} {link.context} {url_words(link.url)}"
+
+
 @dataclass(frozen=True)
 class LinkCandidate:
     """An out-link with what the strategies may use to score it."""
@@ -126,6 +132,8 @@ class LinkCandidate:
     pattern_yield: float = 0.0
     #: On-line importance (OPIC cash) of the link's target, in [0, 1).
     importance: float = 0.0
+    #: The relevance of ``link_text(link)`` when already known (a worker process scored it).
+    anchor: float | None = None
 
 
 class Strategy:
@@ -211,7 +219,7 @@ class BestFirst(Strategy):
 
     def __init__(
         self,
-        relevance: Relevance,
+        relevance: Relevance | None,
         weights: dict[str, float] | None = None,
         *,
         noise_discount: float = 0.0,
@@ -233,8 +241,10 @@ class BestFirst(Strategy):
         self._correlation = _Correlation(len(FEATURES))
 
     def features(self, candidate: LinkCandidate) -> tuple[float, ...]:
-        link = candidate.link
-        anchor = self.relevance.text(f"{link.anchor} {link.context} {url_words(link.url)}")
+        anchor = candidate.anchor
+        if anchor is None:
+            assert self.relevance is not None, "BestFirst(None) needs candidates with an anchor"
+            anchor = self.relevance.text(link_text(candidate.link))
         return (anchor, candidate.parent_relevance, candidate.pattern_yield, candidate.importance)
 
     def score(self, candidate: LinkCandidate) -> float:

@@ -49,6 +49,8 @@ TOPIC_NOISE_LINK_RATIO = 0.25
 TOPIC_NOISE_DISCOUNT = 0.0
 # Only the first this many characters of a page's body are tokenized.
 TOPIC_MAX_TEXT_CHARS = 20000
+# Worker processes that parse, segment and score pages off the reactor thread (0: on it).
+TOPIC_ANALYSIS_PROCESSES = 1
 # Stay on the seeds' sites unless this is False.
 TOPIC_STAY_ON_SITE = True
 # Links taken from one page, in document order (link farms and giant indexes stop there).

@@ -9,6 +9,7 @@ sharing a block.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 from collections import Counter
@@ -22,6 +23,7 @@ BITS = 64
 _MASK = (1 << BITS) - 1
 
 
+@functools.lru_cache(maxsize=1 << 18)
 def _hash(token: str) -> bytes:
     return hashlib.blake2b(token.encode("utf-8"), digest_size=8).digest()
 

@@ -22,14 +22,14 @@ except ImportError:  # pragma: no cover - the pure-Python original
 from lxml import etree
 from lxml import html as lxml_html
 from w3lib.html import strip_html5_whitespace
-from w3lib.url import canonicalize_url
+from w3lib.url import safe_url_string
 
 __all__ = [
     "LinkContext",
     "PageText",
     "add_terms",
-    "canonical",
     "extract_page",
+    "link_url",
     "normalize_term",
     "parse_html",
     "subwords",
@@ -86,11 +86,15 @@ BLOCK_TAGS = frozenset(
 #: (首页 | 新闻 | 体育, Home | About); longer anchors are a table of contents, which is content.
 MENU_ANCHOR_CHARS = 8
 _INVISIBLE_TAGS = frozenset({"script", "style", "noscript", "template"})
-_SKIP_TEXT = "[not(ancestor::script) and not(ancestor::style) and not(ancestor::noscript)]"
+_VISIBLE_TEXT = etree.XPath(
+    ".//text()[not(ancestor::script) and not(ancestor::style) and not(ancestor::noscript)]"
+)
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _RUNS = re.compile(f"(?P<han>[{_HAN}]+)|(?P<word>[^\\W_{_HAN}]+)")
 _SPACES = re.compile(r"\s+")
 _URL_SPLIT = re.compile(r"[^\w]+|_")
+#: URLs made only of these need no escaping (``%`` is left to ``safe_url_string`` to check).
+_SAFE_URL = re.compile(r"[A-Za-z0-9\-._~:/?\[\]@!$&'()*+,;=]*")
 _URL_NOISE = frozenset(
     [
         "http",
@@ -147,7 +151,9 @@ def _fold_english(word: str) -> str:
     return word
 
 
+@functools.lru_cache(maxsize=1 << 18)
 def _keep(word: str) -> str | None:
+    """The token a word becomes, or None (cached: a site's vocabulary repeats)."""
     if word.isascii():
         if len(word) < 2 or word.isdigit():
             return None
@@ -168,7 +174,7 @@ def tokenize(text: str) -> list[str]:
             words = _jieba().lcut(match.group(), HMM=False)
         else:
             words = [match.group()]
-        tokens.extend(kept for word in words if (kept := _keep(word)))
+        tokens.extend(filter(None, map(_keep, words)))
     return tokens
 
 
@@ -203,9 +209,14 @@ def add_terms(terms: Iterable[str]) -> None:
                 _jieba().add_word(word, freq=max(_jieba().get_FREQ(word) or 0, 2000))
 
 
-def canonical(url: str) -> str:
-    """The key under which a link's context is looked up (fragment dropped)."""
-    return canonicalize_url(url, keep_fragments=False)
+def link_url(href: str, base_url: str, encoding: str = "utf-8") -> str | None:
+    """The absolute URL an ``href`` points to, without its fragment, percent-encoded as
+    browsers do (path in UTF-8, query in the page's encoding); None for a bogus one."""
+    try:
+        url = urljoin(base_url, strip_html5_whitespace(href)).split("#", 1)[0]
+        return url if _SAFE_URL.fullmatch(url) else safe_url_string(url, encoding)
+    except ValueError:
+        return None
 
 
 def url_words(url: str) -> str:
@@ -224,7 +235,7 @@ def parse_html(markup: str | bytes) -> lxml_html.HtmlElement:
 
 
 def _text_of(element: lxml_html.HtmlElement) -> str:
-    return _SPACES.sub(" ", " ".join(element.xpath(f".//text(){_SKIP_TEXT}"))).strip()
+    return _SPACES.sub(" ", " ".join(_VISIBLE_TEXT(element))).strip()
 
 
 def _block_of(element: lxml_html.HtmlElement) -> lxml_html.HtmlElement:
@@ -248,6 +259,7 @@ def _around(block_text: str, anchor: str, chars: int) -> str:
 def _links(
     root: lxml_html.HtmlElement,
     base_url: str,
+    encoding: str,
     context_chars: int,
     noise_ratio: float,
     menus: set[lxml_html.HtmlElement],
@@ -257,9 +269,9 @@ def _links(
     link_counts: Counter[lxml_html.HtmlElement] = Counter()
     for anchor in root.iter("a", "area"):
         href = anchor.get("href")
-        if not href:
+        url = link_url(href, base_url, encoding) if href else None
+        if not url:
             continue
-        url = urljoin(base_url, strip_html5_whitespace(href))
         text = _text_of(anchor) or anchor.get("title", "") or anchor.get("alt", "")
         block = _block_of(anchor)
         found.append((url, text, block))
@@ -284,19 +296,20 @@ def extract_page(
     root: lxml_html.HtmlElement,
     base_url: str,
     *,
+    encoding: str = "utf-8",
     context_chars: int = 60,
     max_chars: int = 20000,
     noise_ratio: float = 0.25,
 ) -> PageText:
-    """Title, visible body text (capped) and every link keyed by its canonical URL."""
+    """Title, visible body text (capped) and every link, in page order, keyed by its URL
+    (see :func:`link_url`; ``encoding`` is the page's)."""
     title = _SPACES.sub(" ", root.findtext(".//title") or "").strip()
     links: dict[str, LinkContext] = {}
     menus: set[lxml_html.HtmlElement] = set()
-    for link in _links(root, base_url, context_chars, noise_ratio, menus):
-        key = canonical(link.url)
-        known = links.get(key)
+    for link in _links(root, base_url, encoding, context_chars, noise_ratio, menus):
+        known = links.get(link.url)
         if known is None:
-            links[key] = link
+            links[link.url] = link
         elif (
             link.anchor
             and link.anchor not in known.anchor
@@ -304,7 +317,7 @@ def extract_page(
         ):
             # Several anchors to one page say more about it than one; bounded, since
             # index pages link to the same page thousands of times.
-            links[key] = LinkContext(
+            links[link.url] = LinkContext(
                 known.url,
                 f"{known.anchor} {link.anchor}",
                 f"{known.context} {link.context}",

@@ -90,7 +90,8 @@ class _Counts:
 
 
 class PatternStats:
-    """On-line yield (share of fetched pages that were on topic) per URL template.
+    """On-line yield (share of fetched pages that were on topic) per URL template
+    (the analyzer computes links' templates, off the reactor thread).
 
     The yield is smoothed towards ``prior`` with ``strength`` pseudo-pages, so
     a template seen once does not jump to 0 or 1. A template fetched at least
@@ -103,19 +104,19 @@ class PatternStats:
         self.noise_after = noise_after
         self._counts: dict[str, _Counts] = {}
 
-    def record(self, url: str, accepted: bool) -> None:
-        counts = self._counts.setdefault(template(url), _Counts())
+    def record(self, key: str, accepted: bool) -> None:
+        counts = self._counts.setdefault(key, _Counts())
         counts.fetched += 1
         counts.accepted += accepted
 
-    def yield_of(self, url: str) -> float:
-        counts = self._counts.get(template(url))
+    def yield_of(self, key: str) -> float:
+        counts = self._counts.get(key)
         if counts is None:
             return self.prior
         return (counts.accepted + self.prior * self.strength) / (counts.fetched + self.strength)
 
-    def is_barren(self, url: str) -> bool:
-        counts = self._counts.get(template(url))
+    def is_barren(self, key: str) -> bool:
+        counts = self._counts.get(key)
         return counts is not None and counts.fetched >= self.noise_after and not counts.accepted
 
     def state(self) -> dict[str, tuple[int, int]]:

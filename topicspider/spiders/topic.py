@@ -11,12 +11,9 @@ from urllib.parse import urlsplit
 
 from scrapy import Request, Spider, signals
 from scrapy.http import TextResponse
-from scrapy.link import Link
-from scrapy.linkextractors import LinkExtractor
 from scrapy.spidermiddlewares.httperror import HttpError
-from scrapy.utils.response import get_base_url
 
-from topicspider.charset import decode
+from topicspider.analysis import Analyzer, PageAnalysis, ScoredLink
 from topicspider.exceptions import ConfigError
 from topicspider.importance import Opic
 from topicspider.items import PageItem
@@ -29,15 +26,15 @@ from topicspider.relevance import (
     WEIGHTINGS,
     BestFirst,
     LinkCandidate,
-    Relevance,
     Strategy,
 )
 from topicspider.seeds import load_seeds
 from topicspider.signals import links_discovered, page_scored
-from topicspider.simhash import SimHashIndex, simhash
+from topicspider.simhash import SimHashIndex
 from topicspider.slots import SLOT_POLICIES
-from topicspider.text import LinkContext, canonical, extract_page, tokenize
-from topicspider.urlpatterns import PatternStats, is_noise
+from topicspider.text import LinkContext
+from topicspider.urlpatterns import PatternStats
+from topicspider.workers import AnalysisFailed, AnalysisPool
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Iterator
@@ -134,18 +131,9 @@ class TopicSpider(Spider):
             load_seeds(None)  # raises: a local crawl needs seeds
         self.threshold = settings.getfloat("TOPIC_THRESHOLD")
         self.tunnel_depth = settings.getint("TOPIC_TUNNEL_DEPTH")
-        self.context_chars = settings.getint("TOPIC_CONTEXT_CHARS")
-        self.max_chars = settings.getint("TOPIC_MAX_TEXT_CHARS")
-        self.noise_ratio = settings.getfloat("TOPIC_NOISE_LINK_RATIO")
         self.drop_noise_urls = settings.getbool("TOPIC_DROP_NOISE_URLS")
-        self.max_links = settings.getint("TOPIC_MAX_LINKS_PER_PAGE")
         self.max_pages_per_host = settings.getint("TOPIC_MAX_PAGES_PER_HOST")
         self.host_pages: Counter[str] = Counter()
-        self.relevance = Relevance(
-            self.keywords,
-            title_weight=settings.getfloat("TOPIC_TITLE_WEIGHT"),
-            weighting=settings.get("TOPIC_WEIGHTING"),
-        )
         self.strategy = self._strategy(settings.get("TOPIC_STRATEGY"), settings)
         self.patterns = PatternStats()
         distance = settings.getint("TOPIC_DUPLICATE_DISTANCE")
@@ -155,13 +143,24 @@ class TopicSpider(Spider):
         if settings.getbool("TOPIC_STAY_ON_SITE"):
             # Host names, not host:port, which Scrapy's LinkExtractor would compare.
             self.allowed_domains = sorted({urlsplit(url).hostname or "" for url in self.seeds})
-        self.link_extractor = LinkExtractor(allow=self.allow or (), deny=self.deny or ())
+        self.analysis = AnalysisPool(
+            Analyzer.arguments(
+                self.keywords,
+                settings,
+                allow=self.allow,
+                deny=self.deny,
+                domains=tuple(getattr(self, "allowed_domains", ())),
+            ),
+            settings.getint("TOPIC_ANALYSIS_PROCESSES"),
+        )
+        crawler.signals.connect(self.analysis.start, signal=signals.spider_opened)
+        crawler.signals.connect(self.analysis.close, signal=signals.spider_closed)
 
     def _strategy(self, name: str, settings: BaseSettings) -> Strategy:
         if name != BestFirst.name:
             return STRATEGIES[name]()
         return BestFirst(
-            self.relevance,
+            None,  # links come scored by the analyzer
             {
                 "anchor": settings.getfloat("TOPIC_ANCHOR_WEIGHT"),
                 "parent": settings.getfloat("TOPIC_PARENT_WEIGHT"),
@@ -184,53 +183,46 @@ class TopicSpider(Spider):
                 setattr(self, name, state[name])
             else:
                 state[name] = getattr(self, name)
-        if isinstance(self.strategy, BestFirst):
-            self.strategy.relevance = self.relevance
 
     def _host_full(self, url: str) -> bool:
         if not self.max_pages_per_host:
             return False
         return self.host_pages[urlsplit(url).hostname or ""] >= self.max_pages_per_host
 
-    def _on_site(self, url: str) -> bool:
-        domains = getattr(self, "allowed_domains", None)
-        if not domains:
-            return True
-        host = urlsplit(url).hostname or ""
-        return any(host == d or host.endswith(f".{d}") for d in domains)
-
     async def start(self) -> AsyncIterator[Request]:
         for url in self.seeds:
             yield Request(url, meta={SCORE_KEY: SEED_SCORE, TUNNEL_KEY: 0}, errback=self.failed)
 
-    def parse(self, response: Any) -> Iterator[PageItem | Request]:
-        stats = self.crawler.stats
+    async def parse(self, response: Any) -> list[PageItem | Request]:
+        """The page's item if it is on topic, and requests for its links.
+
+        A list, not an async generator: Scrapy then hands the outputs on at once,
+        instead of parking its item workers while the page is being analyzed.
+        """
         self.host_pages[urlsplit(response.url).hostname or ""] += 1
         skipped = _skip_reason(response)
         if skipped:
-            stats.inc_value(f"topic/skipped/{skipped}")
-            return
+            self.crawler.stats.inc_value(f"topic/skipped/{skipped}")
+            return []
         content_type = (response.headers.get("Content-Type") or b"").decode("latin-1")
-        charset, _ = decode(response.body, content_type)
-        if response.encoding != charset:
-            response = response.replace(encoding=charset)
-        page = extract_page(
-            response.selector.root,
-            get_base_url(response),
-            context_chars=self.context_chars,
-            max_chars=self.max_chars,
-            noise_ratio=self.noise_ratio,
-        )
-        tokens = tokenize(page.body)
-        relevance = self.relevance.page(page.title, tokens)
+        try:
+            page = await self.analysis.analyze(response.url, response.body, content_type)
+        except AnalysisFailed as error:
+            self.crawler.stats.inc_value("topic/skipped/analysis_failed")
+            logger.error("Could not analyze %s: %s", response.url, error)
+            return []
+        return list(self._judge(response, page))
+
+    def _judge(self, response: TextResponse, page: PageAnalysis) -> Iterator[PageItem | Request]:
+        stats = self.crawler.stats
         depth = response.meta.get("depth", 0)
-        accepted = relevance >= self.threshold
-        self.strategy.learn(tuple(response.meta.get(FEATURES_KEY, ())), relevance)
-        self.patterns.record(response.url, accepted)
+        accepted = page.relevance >= self.threshold
+        self.strategy.learn(tuple(response.meta.get(FEATURES_KEY, ())), page.relevance)
+        self.patterns.record(page.template, accepted)
         self.crawler.signals.send_catch_log(
             page_scored,
             url=response.url,
-            relevance=round(relevance, 6),
+            relevance=round(page.relevance, 6),
             accepted=accepted,
             depth=depth,
             score=score if math.isfinite(score := response.meta.get(SCORE_KEY, 0.0)) else None,
@@ -238,16 +230,16 @@ class TopicSpider(Spider):
         if accepted:
             stats.inc_value("topic/accepted")
             tunnel = 0
-            if self._is_duplicate(tokens):
+            if self._is_duplicate(page.fingerprint):
                 stats.inc_value("topic/duplicate")
             else:
                 yield PageItem(
                     url=response.url,
                     title=page.title,
-                    text=page.body,
+                    text=page.text,
                     body=response.body,
-                    charset=charset,
-                    relevance=relevance,
+                    charset=page.charset,
+                    relevance=page.relevance,
                     depth=depth,
                     parent_url=response.meta.get(PARENT_KEY),
                     fetched_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -258,7 +250,9 @@ class TopicSpider(Spider):
         follow = tunnel <= self.tunnel_depth
         if not follow:
             stats.inc_value("topic/tunnel_closed")
-        links = self._score_links(response, page.links, relevance, depth)
+        if page.truncated:
+            stats.inc_value("topic/links_truncated")
+        links = self._score_links(response.url, page, depth)
         self.crawler.signals.send_catch_log(
             links_discovered,
             page_url=response.url,
@@ -290,46 +284,40 @@ class TopicSpider(Spider):
         level = logging.WARNING if request.meta.get("depth", 0) == 0 else logging.INFO
         logger.log(level, "Not fetched %s: %s", request.url, failure.getErrorMessage())
 
-    def _is_duplicate(self, tokens: list[str]) -> bool:
+    def _is_duplicate(self, fingerprint: int) -> bool:
         """Whether a page already stored has (nearly) the same text; if not, remember this one."""
         if self.duplicates is None:
             return False
-        fingerprint = simhash(tokens)
         if self.duplicates.near(fingerprint) is not None:
             return True
         self.duplicates.add(fingerprint)
         return False
 
     def _score_links(
-        self, response: TextResponse, contexts: dict, relevance: float, depth: int
-    ) -> list[tuple[float, tuple[float, ...], Link]]:
-        """The page's on-site links with their scores and score terms, best first: the
-        engine may start downloading the first requests before the last are queued."""
+        self, url: str, page: PageAnalysis, depth: int
+    ) -> list[tuple[float, tuple[float, ...], ScoredLink]]:
+        """The page's links the crawl may follow, with their scores and score terms, best
+        first: the engine may start downloading the first requests before the last are queued."""
         links = []
-        extracted = self.link_extractor.extract_links(response)
-        if self.max_links and len(extracted) > self.max_links:
-            self.crawler.stats.inc_value("topic/links_truncated")
-            extracted = extracted[: self.max_links]
-        for link in extracted:
-            if not self._on_site(link.url):
-                continue
+        for link in page.links:
             if self._host_full(link.url):
                 self.crawler.stats.inc_value("topic/host_capped")
                 continue
-            if self.drop_noise_urls and (is_noise(link.url) or self.patterns.is_barren(link.url)):
+            if self.drop_noise_urls and (link.noise or self.patterns.is_barren(link.template)):
                 self.crawler.stats.inc_value("topic/noise_url")
                 continue
             links.append(link)
         if self.importance is not None:
-            self.importance.distribute(response.url, [link.url for link in links])
+            self.importance.distribute(url, [link.url for link in links])
         scored = []
         for link in links:
             candidate = LinkCandidate(
-                contexts.get(canonical(link.url)) or LinkContext(link.url, link.text, link.text),
+                LinkContext(link.url, link.text, link.text, navigation=link.navigation),
                 depth + 1,
-                relevance,
-                pattern_yield=self.patterns.yield_of(link.url),
+                page.relevance,
+                pattern_yield=self.patterns.yield_of(link.template),
                 importance=self.importance.importance(link.url) if self.importance else 0.0,
+                anchor=link.anchor,
             )
             scored.append((*self.strategy.score_and_features(candidate), link))
         scored.sort(key=lambda item: -item[0])

@@ -1,0 +1,178 @@
+"""What a page's bytes alone say: its charset, text, relevance, SimHash and scored links.
+
+Nothing here depends on what the crawl has learned, so it can run in worker processes
+(:mod:`topicspider.workers`) while the spider, on the reactor thread, keeps the crawl's
+state (URL templates, link-score mix, fingerprints of stored pages, host counts).
+The one exception, tf-idf's document frequencies, is learned by each analyzer from
+the pages it sees.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from scrapy.http import HtmlResponse
+from scrapy.linkextractors import IGNORED_EXTENSIONS
+from scrapy.utils.response import get_base_url
+
+from topicspider.charset import decode
+from topicspider.keywords import KeywordVector
+from topicspider.relevance import Relevance, link_text
+from topicspider.simhash import simhash
+from topicspider.text import extract_page, tokenize
+from topicspider.urlpatterns import is_noise, template
+
+__all__ = ["Analyzer", "PageAnalysis", "ScoredLink"]
+
+_BINARY_EXTENSIONS = frozenset(IGNORED_EXTENSIONS)
+
+
+@dataclass(frozen=True)
+class ScoredLink:
+    """An out-link with the part of its score that needs only the page it is on."""
+
+    url: str
+    text: str
+    #: Cosine of the anchor, its context and the URL's words with the keyword vector.
+    anchor: float
+    navigation: bool
+    #: The URL's template (:func:`topicspider.urlpatterns.template`).
+    template: str
+    #: A session id, calendar, print or share view (:func:`topicspider.urlpatterns.is_noise`).
+    noise: bool
+
+
+@dataclass(frozen=True)
+class PageAnalysis:
+    charset: str
+    title: str
+    text: str
+    relevance: float
+    #: The page URL's template.
+    template: str
+    #: SimHash of the page's tokens (0 when near-duplicate detection is off).
+    fingerprint: int
+    #: On-site links in page order, at most ``max_links`` of them.
+    links: list[ScoredLink]
+    #: How many links were cut by ``max_links``.
+    truncated: int
+
+
+class Analyzer:
+    """Turns a response's URL, bytes and Content-Type into a :class:`PageAnalysis`.
+
+    Built from plain values (see :meth:`from_settings`) so that worker processes can
+    build their own from the same arguments.
+    """
+
+    def __init__(
+        self,
+        keywords: KeywordVector,
+        *,
+        title_weight: float = 3.0,
+        weighting: str = "tf",
+        context_chars: int = 60,
+        max_chars: int = 20000,
+        noise_ratio: float = 0.25,
+        max_links: int = 0,
+        fingerprints: bool = True,
+        allow: str | None = None,
+        deny: str | None = None,
+        domains: tuple[str, ...] = (),
+    ) -> None:
+        self.relevance = Relevance(keywords, title_weight=title_weight, weighting=weighting)
+        self.context_chars = context_chars
+        self.max_chars = max_chars
+        self.noise_ratio = noise_ratio
+        self.max_links = max_links
+        self.fingerprints = fingerprints
+        self.domains = domains
+        self.allow = re.compile(allow) if allow else None
+        self.deny = re.compile(deny) if deny else None
+
+    @staticmethod
+    def arguments(
+        keywords: KeywordVector,
+        settings: Any,
+        *,
+        allow: str | None = None,
+        deny: str | None = None,
+        domains: tuple[str, ...] = (),
+    ) -> dict[str, Any]:
+        """The keyword arguments of an analyzer configured by Scrapy settings (picklable)."""
+        return {
+            "keywords": keywords,
+            "title_weight": settings.getfloat("TOPIC_TITLE_WEIGHT"),
+            "weighting": settings.get("TOPIC_WEIGHTING"),
+            "context_chars": settings.getint("TOPIC_CONTEXT_CHARS"),
+            "max_chars": settings.getint("TOPIC_MAX_TEXT_CHARS"),
+            "noise_ratio": settings.getfloat("TOPIC_NOISE_LINK_RATIO"),
+            "max_links": settings.getint("TOPIC_MAX_LINKS_PER_PAGE"),
+            "fingerprints": settings.getint("TOPIC_DUPLICATE_DISTANCE") >= 0,
+            "allow": allow,
+            "deny": deny,
+            "domains": domains,
+        }
+
+    def analyze(self, url: str, body: bytes, content_type: str) -> PageAnalysis:
+        charset, _ = decode(body, content_type)
+        response = HtmlResponse(url, body=body, encoding=charset)
+        page = extract_page(
+            response.selector.root,
+            get_base_url(response),
+            encoding=charset,
+            context_chars=self.context_chars,
+            max_chars=self.max_chars,
+            noise_ratio=self.noise_ratio,
+        )
+        tokens = tokenize(page.body)
+        followed = [link for link in page.links.values() if self._follows(link.url)]
+        truncated = 0
+        if self.max_links and len(followed) > self.max_links:
+            truncated = len(followed) - self.max_links
+            followed = followed[: self.max_links]
+        links = [
+            ScoredLink(
+                link.url,
+                link.anchor,
+                self.relevance.text(link_text(link)),
+                link.navigation,
+                template(link.url),
+                is_noise(link.url),
+            )
+            for link in followed
+        ]
+        return PageAnalysis(
+            charset=charset,
+            title=page.title,
+            text=page.body,
+            relevance=self.relevance.page(page.title, tokens),
+            template=template(url),
+            fingerprint=simhash(tokens) if self.fingerprints else 0,
+            links=links,
+            truncated=truncated,
+        )
+
+    def _follows(self, url: str) -> bool:
+        """The rules of Scrapy's ``LinkExtractor`` (web schemes, no binary file extensions,
+        ``allow``/``deny`` regexes) plus staying on the seeds' sites, applied to the links
+        :func:`~topicspider.text.extract_page` found: one pass over the page, not two."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https"):
+            return False
+        if posixpath.splitext(parts.path)[1][1:].lower() in _BINARY_EXTENSIONS:
+            return False
+        if self.allow and not self.allow.search(url):
+            return False
+        if self.deny and self.deny.search(url):
+            return False
+        return self._on_site(parts.hostname or "")
+
+    def _on_site(self, host: str) -> bool:
+        if not self.domains:
+            return True
+        return any(host == d or host.endswith(f".{d}") for d in self.domains)
