@@ -19,10 +19,14 @@ from urllib.parse import urlsplit
 
 import pytest
 from redis_server import RedisServer
+from scrapy import Request, Spider
+from scrapy.utils.test import get_crawler
 
 from demo.crawl import SCRAPY
 from demo.site import serve
 from tests.test_spider import ROOT, crawl_command, paths, read_jsonl
+from topicspider.redis.connection import get_client
+from topicspider.redis.queue import RedisFrontier
 
 #: Four download slots of one connection each, one request per slot every 0.2 s: up to four
 #: requests leased at once, and a crawl of the site lasts a few seconds. A lease of 2 s, so
@@ -190,3 +194,38 @@ def test_kill_9_and_resume_with_the_same_command(
     state = redis_server.client()
     assert int(state.get(f"topicspider:{crawl_id}:active")) == 0
     assert not state.zcard(f"topicspider:{crawl_id}:workers")
+
+
+def test_a_page_is_acknowledged_only_with_the_last_of_its_links(redis_server):
+    """More links than one round trip takes: the page that found them stays leased until
+    the last of them is in Redis, so a worker killed in between loses no link (the page is
+    fetched again instead)."""
+    crawler = get_crawler(Spider, {"REDIS_URL": redis_server.url})
+    prefix = "topicspider:many-links"
+    frontier = RedisFrontier(
+        get_client(crawler.settings),
+        Spider("many-links"),
+        prefix,
+        worker="w",
+        partitions=1,
+        worker_partitions=[0],
+        slot_of=lambda request: "a.test",
+        fingerprint=lambda request: crawler.request_fingerprinter.fingerprint(request).hex(),
+        slot_concurrency=1,
+        dupefilter_key=f"{prefix}:dupefilter",
+    )
+    frontier.heartbeat(60)
+    frontier.push(Request("http://a.test/", meta={"topic_score": 1.0}))
+    frontier.step(wanted=1)
+    page = frontier.pop()
+    for n in range(frontier.MAX_PUSHES + 1):
+        frontier.push(Request(f"http://a.test/{n}", meta={"topic_score": 0.5}))
+    state = redis_server.client()
+
+    frontier.step(done=[page])
+    assert frontier.pending == 1
+    assert state.hlen(f"{prefix}:inflight:w") == 1, "acknowledged before all its links were sent"
+    step = frontier.step(done=[page])
+    assert (frontier.pending, step.acked, step.queued) == (0, 1, frontier.MAX_PUSHES + 1)
+    assert not state.hlen(f"{prefix}:inflight:w")
+    frontier.server.close()
