@@ -14,10 +14,15 @@ if TYPE_CHECKING:
     from redis import Redis
     from scrapy.settings import BaseSettings
 
-__all__ = ["UNAVAILABLE", "address", "crawl_id", "get_client", "key_prefix"]
+__all__ = ["UNAVAILABLE", "address", "crawl_id", "get_client", "key_prefix", "masked_url"]
+
+MASK = "***"
 
 #: Errors meaning Redis cannot answer now (down, restarting, loading its data, unreachable):
-#: workers wait and retry. Any other Redis error is a bug, and raised.
+#: workers wait and retry. Any other Redis error is a bug, and raised. redis-py's
+#: ``AuthenticationError`` is a ``ConnectionError`` too: a refused password stops a worker
+#: before its crawl (``crawl.check_settings``); later, as when the password is changed
+#: mid-crawl, the worker waits for it to be accepted again.
 UNAVAILABLE = (RedisConnectionError, RedisTimeoutError)
 
 
@@ -38,6 +43,32 @@ def address(server: Redis) -> str:
     kwargs = server.connection_pool.connection_kwargs
     where = kwargs.get("path") or f"{kwargs.get('host')}:{kwargs.get('port')}"
     return f"{where}/{kwargs.get('db', 0)}"
+
+
+def masked_url(url: str) -> str:
+    """``REDIS_URL`` for messages: the password replaced by ``***``, the user name kept.
+
+    Everything up to the last ``@`` counts as credentials, so a password with unquoted
+    ``/``, ``#`` or ``@`` does not show either.
+
+    >>> masked_url("redis://crawler:s%40cret@127.0.0.1:6379/0")
+    'redis://crawler:***@127.0.0.1:6379/0'
+    >>> masked_url("redis://:se/cr@t@redis-host/1")
+    'redis://:***@redis-host/1'
+    >>> masked_url("redis://secret@redis-host/1"), masked_url("redis://redis-host/1")
+    ('redis://***@redis-host/1', 'redis://redis-host/1')
+    >>> masked_url("redis://:a://b@redis-host"), masked_url("crawler:secret@redis-host")
+    ('redis://:***@redis-host', 'crawler:***@redis-host')
+    """
+    head, at, host = url.rpartition("@")
+    if not at:
+        return url
+    scheme, sep, credentials = head.partition("://")
+    if not sep:
+        scheme, credentials = "", head
+    user, colon, _ = credentials.partition(":")
+    shown = f"{user}:{MASK}" if colon and not set(user) & set("/?#") else MASK
+    return f"{scheme}{sep}{shown}@{host}"
 
 
 def crawl_id(settings: BaseSettings, spider_name: str) -> str:

@@ -11,8 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from redis.exceptions import AuthenticationError
+
 from topicspider.exceptions import ConfigError
-from topicspider.redis.connection import UNAVAILABLE, crawl_id, get_client, key_prefix
+from topicspider.redis.connection import (
+    UNAVAILABLE,
+    crawl_id,
+    get_client,
+    key_prefix,
+    masked_url,
+)
 from topicspider.redis.partitions import parse_worker_partitions
 from topicspider.redis.scripts import JOIN
 
@@ -90,18 +98,27 @@ def _keywords_differ(name: str, stored: str, given: str) -> str:
 
 
 def check_settings(settings: BaseSettings, spider_name: str, keywords: KeywordVector) -> None:
-    """Before a worker starts: the partition settings make sense, and the keywords match the
-    crawl's if it exists already. Raise ``ConfigError`` otherwise. If Redis cannot be
-    reached, the worker starts anyway and waits for it."""
+    """Before a worker starts: the partition settings make sense, Redis accepts the
+    credentials, and the keywords match the crawl's if it exists already. Raise
+    ``ConfigError`` otherwise, naming ``REDIS_URL`` with its password masked. If Redis
+    cannot be reached, the worker starts anyway and waits for it."""
     partitions = settings.getint("TOPIC_PARTITIONS")
     parse_worker_partitions(settings.getlist("TOPIC_WORKER_PARTITIONS"), partitions)
+    url = settings.get("REDIS_URL")
     try:
         server = get_client(settings)
     except ValueError as error:
-        raise ConfigError(f"REDIS_URL={settings.get('REDIS_URL')!r}: {error}") from None
+        # urllib's errors may quote part of the URL, password included.
+        reason = "expected redis://[[user]:password@]host[:port][/db]" if "@" in url else error
+        raise ConfigError(f"REDIS_URL={masked_url(url)!r}: {reason}") from None
     record = CrawlRecord(server, key_prefix(settings, spider_name), crawl_id(settings, spider_name))
     try:
         stored = record.keywords()
+    except AuthenticationError as error:  # a ConnectionError, but waiting will not help
+        raise ConfigError(
+            f"Redis at {masked_url(url)} (REDIS_URL) refused this worker"
+            f" ({str(error).rstrip('.')}); the crawl does not start"
+        ) from None
     except UNAVAILABLE:
         return
     finally:

@@ -182,8 +182,13 @@ class RedisFrontier(Base):
         """Send pushes, acknowledge the ``done`` leases, pop up to ``wanted`` requests.
 
         If Redis fails, nothing is lost: pushes and leases stay here for the next step.
+        Leases are acknowledged only in the step that sends the last push (the links a
+        finished request found may be among them), so a worker that dies between two
+        steps loses no link: its request is fetched again instead.
         """
         pushes = self._pushes[: self.MAX_PUSHES]
+        if len(self._pushes) > len(pushes):
+            done = ()
         done = [request for request in done if request in self.leases]
         args: list = [
             self.key,

@@ -232,7 +232,7 @@ class RedisScheduler(BaseScheduler):
     def _leave(self) -> int:
         self._count(self.frontier.step(self._done(), 0))
         while self.frontier.pending:
-            self._count(self.frontier.step())
+            self._count(self.frontier.step(self._done(), 0))
         return self.frontier.leave()
 
     # --- the engine's interface ----------------------------------------------------
