@@ -121,6 +121,10 @@ class BloomDupeFilter(BaseDupeFilter):
     def request_seen(self, request: Request) -> bool:
         if self.bloom.add(self.fingerprinter.fingerprint(request)):
             return True
+        self._check_capacity()
+        return False
+
+    def _check_capacity(self) -> None:
         if self.bloom.count > self.capacity and not self._warned_full:
             self._warned_full = True
             logger.warning(
@@ -128,7 +132,6 @@ class BloomDupeFilter(BaseDupeFilter):
                 " its false-positive rate grows past the one it was sized for",
                 {"capacity": self.capacity},
             )
-        return False
 
     def close(self, reason: str) -> None:
         if self.stats is not None:
