@@ -356,6 +356,8 @@ def test_workers_share_the_bloom_filter_checked_in_one_round_trip_per_batch(
     assert dupefilter.request_seen(request("p7", 0.1))
     assert not dupefilter.request_seen(request("elsewhere", 0.1))
     assert dupefilter.bloom.count == 52
+    dupefilter.log(request("p7", 0.1), QueueSpider())
+    assert not crawler.stats.get_value("dupefilter/filtered"), "RedisScheduler counts them"
     one.push(request("elsewhere", 0.1))
     assert one.step().duplicates == 1
 

@@ -144,6 +144,11 @@ class BloomDupeFilter(BaseDupeFilter):
 
     def log(self, request: Request, spider: Spider) -> None:
         """As ``RFPDupeFilter.log``: the first duplicate, or all with ``DUPEFILTER_DEBUG``."""
+        self._log_duplicate(request)
+        if self.stats is not None:
+            self.stats.inc_value("dupefilter/filtered")
+
+    def _log_duplicate(self, request: Request) -> None:
         if self.debug:
             logger.debug(
                 "Filtered duplicate request: %(request)s (referer: %(referer)s)",
@@ -156,5 +161,3 @@ class BloomDupeFilter(BaseDupeFilter):
                 {"request": request},
             )
             self.logdupes = False
-        if self.stats is not None:
-            self.stats.inc_value("dupefilter/filtered")

@@ -27,7 +27,7 @@ from topicspider.redis.connection import get_client, key_prefix
 
 if TYPE_CHECKING:
     from redis import Redis
-    from scrapy import Request
+    from scrapy import Request, Spider
     from scrapy.crawler import Crawler
     from scrapy.dupefilters import BaseDupeFilter
     from scrapy.settings import BaseSettings
@@ -191,6 +191,11 @@ class RedisBloomDupeFilter(BloomDupeFilter):
             return True
         self.counted(self.bits.client.incr(f"{self.key}:urls"))
         return False
+
+    def log(self, request: Request, spider: Spider) -> None:
+        """Only the log line: ``RedisScheduler`` counts ``dupefilter/filtered``, for these
+        and for the duplicates its script finds (as with scrapy-redis's set)."""
+        self._log_duplicate(request)
 
     def counted(self, urls: int) -> None:
         """The crawl's filter now holds ``urls`` URLs (added by any worker)."""
