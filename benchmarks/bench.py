@@ -1,11 +1,13 @@
 """``make bench``: topicspider's crawl against a plain Scrapy crawl of the same local site.
 
 Serves the generated benchmark site (:mod:`benchmarks.site`) with nginx, then runs,
-alternating, the plain spider (:mod:`benchmarks.plain`) and ``scrapy crawl topic`` with
-the project's default settings, each for the same number of pages, each in its own
-process (pages/s from the crawl's own stats, peak RSS from the kernel). Scoring cost
-per page is the spider's ``topic/scoring_seconds`` stat if it keeps one, else timed
-offline on pages of the same site. The last line printed is one JSON object.
+alternating, the plain spider (:mod:`benchmarks.plain`), ``scrapy crawl topic`` with
+the project's default settings, and the same as one worker of a crawl in Redis
+(``REDIS_URL``: a redis-server the bench starts on a free 127.0.0.1 port and stops after),
+each for the same number of pages, each in its own process (pages/s from the crawl's own
+stats, peak RSS from the kernel, Redis's CPU time from its ``INFO``). Scoring cost per
+page is the spider's ``topic/scoring_seconds`` stat if it keeps one, else timed offline
+on pages of the same site. The last line printed is one JSON object.
 
 ``--profile`` instead runs one topic crawl under cProfile and prints where its time goes.
 """
@@ -13,6 +15,7 @@ offline on pages of the same site. The last line printed is one JSON object.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import pstats
@@ -21,11 +24,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from benchmarks.nginx import serve
 from benchmarks.site import SECTIONS, write_site
+from tests.redis_server import RedisServer  # the tests' throwaway redis-server
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN_DIR = ROOT / ".run"
@@ -76,6 +80,23 @@ def crawl(
         "load": round(os.getloadavg()[0], 2),
         "stats": stats,
     }
+
+
+@contextlib.contextmanager
+def redis_server(folder: Path) -> Iterator[RedisServer]:
+    """A redis-server on a free 127.0.0.1 port with its files in ``folder``, stopped on exit."""
+    folder.mkdir()
+    server = RedisServer(folder)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def redis_cpu_seconds(server: RedisServer) -> float:
+    cpu = server.client().info("cpu")
+    return cpu["used_cpu_user"] + cpu["used_cpu_sys"]
 
 
 def score_cost(site: Path, sample: int) -> dict[str, float]:
@@ -156,44 +177,69 @@ def main(argv: list[str] | None = None) -> None:
         if args.profile:
             profile(url, args.pages, Path(tmp), args.top)
             return
-        kinds: dict[str, list[str]] = {"plain": [], "topic": []}
-        if args.spill_limit:
-            kinds["topic_spill"] = [
-                "SCHEDULER_MEMORY_QUEUE=topicspider.pqueues.SpillQueue",
-                f"TOPIC_QUEUE_MEMORY_LIMIT={args.spill_limit}",
-            ]
-        results: dict[str, list[dict]] = {kind: [] for kind in kinds}
-        for run in range(args.runs):
-            for kind, settings in kinds.items():
-                workdir = Path(tmp) / f"{kind}-{run}"
-                workdir.mkdir()
-                result = crawl(kind.split("_")[0], url, args.pages, workdir, settings=settings)
-                result["kind"] = kind
-                stats = result.pop("stats")
-                if kind != "plain":
-                    result["accepted"] = stats.get("topic/accepted", 0)
-                    if "topic/scoring_seconds" in stats:  # if the spider times its scoring
-                        result["score_ms_per_page"] = round(
-                            1000 * stats["topic/scoring_seconds"] / result["pages"], 3
-                        )
-                    result["spilled"] = stats.get("topic/queue/spilled", 0)
-                results[kind].append(result)
-                print(json.dumps(result), flush=True)
-    cost = score_cost(site, args.sample)
+        with redis_server(Path(tmp) / "redis") as redis:
+            results = run_crawls(args, url, Path(tmp), redis)
+    report(args, results, score_cost(site, args.sample))
+
+
+def run_crawls(
+    args: argparse.Namespace, url: str, tmp: Path, redis: RedisServer
+) -> dict[str, list[dict]]:
+    """``args.runs`` rounds of one crawl of each kind; each crawl's figures, by kind."""
+    kinds: dict[str, list[str]] = {
+        "plain": [],
+        "topic": [],
+        "topic_redis": [f"REDIS_URL={redis.url}"],
+    }
+    if args.spill_limit:
+        kinds["topic_spill"] = [
+            "SCHEDULER_MEMORY_QUEUE=topicspider.pqueues.SpillQueue",
+            f"TOPIC_QUEUE_MEMORY_LIMIT={args.spill_limit}",
+        ]
+    results: dict[str, list[dict]] = {kind: [] for kind in kinds}
+    for run in range(args.runs):
+        for kind, settings in kinds.items():
+            workdir = tmp / f"{kind}-{run}"
+            workdir.mkdir()
+            if kind == "topic_redis":  # a new crawl each time, not the last one resumed
+                settings = [*settings, f"TOPIC_CRAWL_ID=bench-{run}"]
+            redis_cpu = redis_cpu_seconds(redis)
+            result = crawl(kind.split("_")[0], url, args.pages, workdir, settings=settings)
+            result["kind"] = kind
+            stats = result.pop("stats")
+            if kind != "plain":
+                result["accepted"] = stats.get("topic/accepted", 0)
+                if "topic/scoring_seconds" in stats:  # if the spider times its scoring
+                    result["score_ms_per_page"] = round(
+                        1000 * stats["topic/scoring_seconds"] / result["pages"], 3
+                    )
+                result["spilled"] = stats.get("topic/queue/spilled", 0)
+            if kind == "topic_redis":
+                result["redis_server_cpu_ms_per_page"] = round(
+                    1000 * (redis_cpu_seconds(redis) - redis_cpu) / result["pages"], 3
+                )
+            results[kind].append(result)
+            print(json.dumps(result), flush=True)
+    return results
+
+
+def report(args: argparse.Namespace, results: dict[str, list[dict]], cost: dict) -> None:
+    """Print the summary line: means over the runs of each kind, and their ratios."""
+
+    def mean(kind: str, figure: str, digits: int) -> float:
+        return round(statistics.mean(r[figure] for r in results[kind]), digits)
+
     in_crawl = [r["score_ms_per_page"] for r in results["topic"] if "score_ms_per_page" in r]
     if in_crawl:  # the crawl's own figure wins over the offline one
         cost["score_ms_per_page_offline"] = cost["score_ms_per_page"]
         cost["score_ms_per_page"] = round(statistics.mean(in_crawl), 3)
     spill = {}
     if args.spill_limit:
-        spill["topic_spill_pages_per_s"] = round(
-            statistics.mean(r["pages_per_s"] for r in results["topic_spill"]), 1
-        )
-        spill["topic_spill_cpu_ms_per_page"] = round(
-            statistics.mean(r["cpu_ms_per_page"] for r in results["topic_spill"]), 3
-        )
+        spill["topic_spill_pages_per_s"] = mean("topic_spill", "pages_per_s", 1)
+        spill["topic_spill_cpu_ms_per_page"] = mean("topic_spill", "cpu_ms_per_page", 3)
     plain = statistics.mean(r["pages_per_s"] for r in results["plain"])
     topic = statistics.mean(r["pages_per_s"] for r in results["topic"])
+    redis = statistics.mean(r["pages_per_s"] for r in results["topic_redis"])
     plain_cpu = statistics.mean(r["cpu_ms_per_page"] for r in results["plain"])
     topic_cpu = statistics.mean(r["cpu_ms_per_page"] for r in results["topic"])
     print(
@@ -207,9 +253,17 @@ def main(argv: list[str] | None = None) -> None:
                 "plain_cpu_ms_per_page": round(plain_cpu, 3),
                 "topic_cpu_ms_per_page": round(topic_cpu, 3),
                 "cpu_ratio": round(plain_cpu / topic_cpu, 3),
+                "redis_pages_per_s": round(redis, 1),
+                "redis_ratio": round(redis / plain, 3),
+                "redis_vs_topic": round(redis / topic, 3),
+                "redis_cpu_ms_per_page": mean("topic_redis", "cpu_ms_per_page", 3),
+                "redis_server_cpu_ms_per_page": mean(
+                    "topic_redis", "redis_server_cpu_ms_per_page", 3
+                ),
                 **cost,
                 "rss_mb_plain": max(r["rss_mb"] for r in results["plain"]),
                 "rss_mb_topic": max(r["rss_mb"] for r in results["topic"]),
+                "rss_mb_redis": max(r["rss_mb"] for r in results["topic_redis"]),
                 **spill,
                 "cpus": os.cpu_count(),
                 "load": round(os.getloadavg()[0], 2),

@@ -1,5 +1,6 @@
 """The Bloom filter: sizing, no false negatives, the false-positive rate it promises,
-saving and loading, and Redis-backed bits shared by two filters (a real redis-server)."""
+saving and loading, and Redis-backed bits shared by two filters (a real redis-server).
+The shared filter of a crawl in Redis is tested in test_redis_queue.py and test_redis_crawl.py."""
 
 from __future__ import annotations
 
@@ -116,14 +117,6 @@ def test_redis_bits_are_shared_between_filters(redis_client):
     assert redis_client.strlen("test:shared") <= (size + 7) // 8
 
 
-def test_redis_add_many_is_one_round_trip(redis_client):
-    size, hashes = optimal_size(10_000, 0.001)
-    bloom = BloomFilter(RedisBits(redis_client, "test:many", size), hashes)
-    batch = [bloom.positions(item) for item in items("x", 5)]
-    assert bloom.bits.add_many(batch) == [False] * 5
-    assert bloom.bits.add_many([*batch[:2], bloom.positions(b"new")]) == [True, True, False]
-
-
 def test_recently_seen_items_are_answered_without_asking_redis(redis_client):
     size, hashes = optimal_size(10_000, 0.001)
     bloom = BloomFilter(RedisBits(redis_client, "test:cache", size), hashes, cache_size=2)
@@ -144,12 +137,3 @@ def test_recently_seen_items_are_answered_without_asking_redis(redis_client):
 def test_redis_bits_refuse_more_than_a_redis_string_holds(redis_client):
     with pytest.raises(ValueError, match="at most"):
         RedisBits(redis_client, "test:big", 2**33)
-
-
-def test_redis_filters_adopt_the_size_of_the_first(redis_client):
-    first = BloomFilter.redis(redis_client, "test:sized", 10_000, 0.001)
-    second = BloomFilter.redis(redis_client, "test:sized", 50, 0.1)
-    assert (second.bits.size, second.hashes) == (first.bits.size, first.hashes)
-    assert not first.add(b"page")
-    assert second.add(b"page")
-    assert second.cache_size == 10_000

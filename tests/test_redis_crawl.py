@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from itertools import count
@@ -18,19 +19,27 @@ from pathlib import Path
 
 import pytest
 from redis_server import RedisServer
+from scrapy.settings import Settings
 
 from demo.site import serve
+from topicspider import settings as project_settings
 from topicspider.keywords import load_keywords
 from topicspider.redis.crawl import CrawlRecord
+from topicspider.redis.dupefilter import seen_set
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 120
 
-#: One site, split over eight download slots of one connection each, one request per slot
-#: every 0.5 s (limits that hold across the cluster): two workers of four connections both
-#: have work, and the crawl lasts long enough for a second worker to join.
+#: One site, split over eight download slots of one connection each (limits that hold
+#: across the cluster), so that two workers of four connections both have work.
 FAST = ["TOPIC_SLOT_POLICY=aphash", "TOPIC_SLOTS=8", "CONCURRENT_REQUESTS_PER_DOMAIN=1"]
+#: And one request per slot every 0.5 s: the single worker the two are compared with.
 SLOTS = [*FAST, "DOWNLOAD_DELAY=0.5"]
+#: The crawl's seen-set: the exact Redis set (default) or a Bloom filter in Redis.
+DUPEFILTERS = {
+    "exact": [],
+    "bloom": ["TOPIC_DUPEFILTER=bloom", "TOPIC_BLOOM_CAPACITY=100000"],
+}
 
 _crawl_ids = count()
 
@@ -51,6 +60,50 @@ def logged_site(site, tmp_path):
     yield url, log
     server.shutdown()
     server.server_close()
+
+
+#: Seconds the gated site takes to answer, as a distant site would.
+LATENCY = 1.0
+
+
+@pytest.fixture
+def gated_site(site, tmp_path):
+    """The fixture site with an access log that answers no request (robots.txt included)
+    until its gate is set, then each after ``LATENCY``; returns (base URL, access log
+    path, gate).
+
+    With answers that slow, the site's download slots are all busy and a worker's
+    ``CONCURRENT_REQUESTS`` is what limits it, so a worker cannot take the other's share
+    however the machine's load delays their polls."""
+    log = tmp_path / "access.log"
+    server, url = serve(site.root, access_log=log)
+    gate = threading.Event()
+
+    class Gated(server.RequestHandlerClass):
+        def do_GET(self) -> None:
+            gate.wait(TIMEOUT)
+            time.sleep(LATENCY)
+            super().do_GET()
+
+    server.RequestHandlerClass = Gated
+    yield url, log, gate
+    gate.set()
+    server.shutdown()
+    server.server_close()
+
+
+_running: list[subprocess.Popen] = []
+
+
+@pytest.fixture(autouse=True)
+def _no_worker_outlives_its_test():
+    """A failed test leaves no crawl running: its workers are killed."""
+    yield
+    while _running:
+        process = _running.pop()
+        if process.poll() is None:
+            process.kill()
+            process.wait(TIMEOUT)
 
 
 class Worker:
@@ -78,6 +131,7 @@ class Worker:
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
+        _running.append(self.process)
 
     def wait(self) -> int:
         return self.process.wait(TIMEOUT)
@@ -124,6 +178,19 @@ def crawl_exists(redis: RedisServer, crawl_id: str) -> bool:
     return bool(redis.client().exists(f"topicspider:{crawl_id}:meta"))
 
 
+def registered(redis: RedisServer, crawl_id: str) -> int:
+    """Workers that have joined the crawl and hold a lease."""
+    return redis.client().zcard(f"topicspider:{crawl_id}:workers")
+
+
+def stat(worker: Worker, name: str) -> int | None:
+    """A stat from the dump Scrapy logs at the end of the crawl."""
+    for line in worker.log.splitlines():
+        if line.lstrip(" {").startswith(f"'{name}': "):
+            return int(line.split(": ", 1)[1].rstrip(",}"))
+    return None
+
+
 def leased(redis: RedisServer, crawl_id: str, worker: Worker) -> int:
     """Requests a worker process holds (popped, not acknowledged)."""
     state = redis.client()
@@ -159,17 +226,22 @@ def single(site, tmp_path_factory):
     }
 
 
+@pytest.mark.parametrize("dupefilter", sorted(DUPEFILTERS))
 def test_two_workers_fetch_every_page_once_in_relevance_order(
-    site, logged_site, redis_server, single, tmp_path
+    site, gated_site, redis_server, single, tmp_path, dupefilter
 ):
-    url, access_log = logged_site
-    crawl_id = f"two-{next(_crawl_ids)}"
-    # Twice the delay of SLOTS: the crawl lasts about 6 s, so a worker that a loaded
-    # machine starts a few seconds late still gets its share.
-    settings = (*FAST, "DOWNLOAD_DELAY=1.0", "CONCURRENT_REQUESTS=4")
+    url, access_log, gate = gated_site
+    crawl_id = f"two-{dupefilter}-{next(_crawl_ids)}"
+    # Eight slots, four connections per worker: each worker is needed for a full site.
+    settings = (*FAST, "CONCURRENT_REQUESTS=4", *DUPEFILTERS[dupefilter])
     # Both are given the seeds: one creates the crawl, the other's seeds are duplicates.
     first = start(tmp_path, "first", url, *settings, redis=redis_server, crawl_id=crawl_id)
     second = start(tmp_path, "second", url, *settings, redis=redis_server, crawl_id=crawl_id)
+    # The start barrier: the site answers nothing, not even robots.txt, until both workers
+    # are in the crawl, so that a worker a loaded machine starts late still gets its share.
+    wait_until(lambda: registered(redis_server, crawl_id) == 2, "both workers to join", TIMEOUT)
+    assert not fetched_paths(access_log)
+    gate.set()
     assert_finished_cleanly(first, second)
 
     for worker in first, second:
@@ -191,8 +263,19 @@ def test_two_workers_fetch_every_page_once_in_relevance_order(
     assert harvest[0] >= harvest[1] - 0.05, f"harvest rate, two workers vs one: {harvest}"
 
     state = redis_server.client()
-    assert int(state.get(f"topicspider:{crawl_id}:active")) == 0
-    assert not state.zcard(f"topicspider:{crawl_id}:workers")
+    prefix = f"topicspider:{crawl_id}"
+    assert int(state.get(f"{prefix}:active")) == 0
+    assert not state.zcard(f"{prefix}:workers")
+    if dupefilter == "bloom":
+        assert not state.exists(f"{prefix}:dupefilter"), "no exact set beside the filter"
+        urls = int(state.get(f"{prefix}:bloom:urls"))
+        assert urls >= len(paths)
+        assert {stat(first, "dupefilter/bloom/urls"), stat(second, "dupefilter/bloom/urls")} == {
+            urls
+        }, "each worker reports the crawl's count, whichever worker added the URLs"
+    else:
+        assert not state.exists(f"{prefix}:bloom")
+        assert state.scard(f"{prefix}:dupefilter") >= len(paths)
 
 
 #: Slow enough to act mid-crawl: four slots, one request per slot every 0.5 s.
@@ -269,16 +352,18 @@ def test_workers_wait_for_redis_and_resume(site, logged_site, redis_server, sing
     assert not twice, f"fetched more than once: {twice}"
 
 
+@pytest.mark.parametrize("dupefilter", sorted(DUPEFILTERS))
 def test_a_stopped_crawl_resumes_with_a_worker_without_seeds(
-    site, logged_site, redis_server, single, tmp_path
+    site, logged_site, redis_server, single, tmp_path, dupefilter
 ):
     url, access_log = logged_site
-    crawl_id = f"resume-{next(_crawl_ids)}"
+    crawl_id = f"resume-{dupefilter}-{next(_crawl_ids)}"
+    settings = (*FAST, *DUPEFILTERS[dupefilter])
     first = start(
         tmp_path,
         "first",
         url,
-        *FAST,
+        *settings,
         "CLOSESPIDER_PAGECOUNT=8",
         redis=redis_server,
         crawl_id=crawl_id,
@@ -287,7 +372,7 @@ def test_a_stopped_crawl_resumes_with_a_worker_without_seeds(
     assert "Closing spider (closespider_pagecount)" in first.log
     assert len(fetched_paths(access_log)) < 20
 
-    second = start(tmp_path, "second", None, *FAST, redis=redis_server, crawl_id=crawl_id)
+    second = start(tmp_path, "second", None, *settings, redis=redis_server, crawl_id=crawl_id)
     assert_finished_cleanly(second)
     assert "Joined crawl" in second.log
     paths = fetched_paths(access_log)
@@ -321,6 +406,32 @@ def test_a_worker_with_other_keywords_stops_with_a_clear_error(redis_server, tmp
     assert (
         "crawl 'keywords-check' in Redis was started with other keywords: football 3" in errors[0]
     )
+    assert "Spider opened" not in worker.log
+
+
+def test_a_worker_with_other_bloom_settings_stops_with_a_clear_error(redis_server, tmp_path):
+    record = CrawlRecord(redis_server.client(), "topicspider:bloom-check", "bloom-check")
+    settings = Settings()
+    settings.setmodule(project_settings)
+    settings.setdict(dict(setting.split("=") for setting in DUPEFILTERS["bloom"]))
+    record.join(load_keywords("sports").to_text(), 1, None, True, seen_set(settings))
+    worker = start(
+        tmp_path,
+        "stranger",
+        None,
+        "TOPIC_DUPEFILTER=bloom",
+        "TOPIC_BLOOM_CAPACITY=5000",
+        redis=redis_server,
+        crawl_id="bloom-check",
+    )
+    assert worker.wait() == 2
+    errors = [line for line in worker.log.splitlines() if "error" in line.lower()]
+    assert len(errors) == 1
+    assert (
+        "crawl 'bloom-check' in Redis keeps its seen URLs with TOPIC_DUPEFILTER=bloom"
+        " TOPIC_BLOOM_CAPACITY=100000 TOPIC_BLOOM_ERROR_RATE=0.001" in errors[0]
+    )
+    assert "this worker has TOPIC_DUPEFILTER=bloom TOPIC_BLOOM_CAPACITY=5000" in errors[0]
     assert "Spider opened" not in worker.log
 
 

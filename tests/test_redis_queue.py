@@ -1,8 +1,10 @@
-"""The shared frontier (``RedisFrontier``) and crawl record against a real redis-server."""
+"""The shared frontier (``RedisFrontier``), its seen-sets (exact set, Bloom filter) and the
+crawl record against a real redis-server."""
 
 from __future__ import annotations
 
 import time
+from collections import Counter
 from itertools import count
 from urllib.parse import urlsplit
 
@@ -12,12 +14,20 @@ from scrapy import Request, Spider
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
+from topicspider import settings as project_settings
 from topicspider.exceptions import ConfigError
 from topicspider.keywords import parse_inline
 from topicspider.redis.connection import get_client
 from topicspider.redis.crawl import CrawlRecord, check_settings
+from topicspider.redis.dupefilter import RedisBloomDupeFilter, RedisTopicDupeFilter, seen_set
 from topicspider.redis.partitions import partition_of
 from topicspider.redis.queue import CHECK, FORCE, RedisFrontier
+
+PROJECT = {
+    name: getattr(project_settings, name) for name in dir(project_settings) if name.isupper()
+}
+#: A small Bloom filter: 10,000 URLs at 0.1%.
+BLOOM = {"TOPIC_DUPEFILTER": "bloom", "TOPIC_BLOOM_CAPACITY": 10_000}
 
 
 class QueueSpider(Spider):
@@ -44,12 +54,29 @@ def prefix(redis_server):
 
 
 @pytest.fixture
-def make_frontier(redis_server, prefix):
-    crawler = get_crawler(QueueSpider, {"REDIS_URL": redis_server.url})
+def crawler(redis_server, prefix):
+    """A crawler of the test's crawl (``prefix``) with the project's settings and a small
+    Bloom filter, for the workers that use one."""
+    return get_crawler(
+        QueueSpider,
+        {
+            **PROJECT,
+            **BLOOM,
+            "REDIS_URL": redis_server.url,
+            "TOPIC_CRAWL_ID": prefix.split(":", 1)[1],
+        },
+    )
+
+
+@pytest.fixture
+def make_frontier(crawler, prefix):
     spider = QueueSpider()
     made = []
 
-    def make(worker="w1", limit=2, delay=0.0, partitions=1, mine=(0,)):
+    def make(worker="w1", limit=2, delay=0.0, partitions=1, mine=(0,), bloom=False, cache=100_000):
+        """A worker's frontier; ``bloom``: the crawl's seen-set is the Bloom filter that
+        ``TOPIC_DUPEFILTER=bloom`` builds, else the exact set."""
+        seen = RedisTopicDupeFilter.from_crawler(crawler) if bloom else None
         frontier = RedisFrontier(
             get_client(crawler.settings),
             spider,
@@ -61,7 +88,9 @@ def make_frontier(redis_server, prefix):
             fingerprint=lambda request: crawler.request_fingerprinter.fingerprint(request).hex(),
             slot_concurrency=limit,
             delay=delay,
-            dupefilter_key=f"{prefix}:dupefilter",
+            dupefilter_key=seen.key if seen else f"{prefix}:dupefilter",
+            bloom=seen.bloom if seen else None,
+            seen_cache=cache,
         )
         frontier.heartbeat(60)
         made.append(frontier)
@@ -251,6 +280,8 @@ def test_crawl_record_created_joined_and_checked(redis_server, prefix):
         record.join("篮球 3\n", 1, None, has_seeds=False)
     with pytest.raises(ConfigError, match="TOPIC_PARTITIONS=1, not 4"):
         record.join("足球 3\n", 4, None, has_seeds=False)
+    with pytest.raises(ConfigError, match="keeps its seen URLs with TOPIC_DUPEFILTER=exact;"):
+        record.join("足球 3\n", 1, None, False, seen_set(Settings({**PROJECT, **BLOOM})))
 
 
 def test_push_in_check_mode_is_the_default(make_frontier):
@@ -262,7 +293,7 @@ def test_push_in_check_mode_is_the_default(make_frontier):
 def test_worker_settings_are_checked_before_the_crawl(redis_server, prefix):
     name = prefix.split(":", 1)[1]
     CrawlRecord(redis_server.client(), prefix, name).join("football 3\n", 1, None, True)
-    settings = Settings({"REDIS_URL": redis_server.url, "TOPIC_PARTITIONS": 1})
+    settings = Settings({**PROJECT, "REDIS_URL": redis_server.url, "TOPIC_PARTITIONS": 1})
     check_settings(settings, name, parse_inline("football:3"))
     with pytest.raises(ConfigError, match="other keywords"):
         check_settings(settings, name, parse_inline("asyncio:3"))
@@ -276,3 +307,107 @@ def test_worker_settings_are_checked_before_the_crawl(redis_server, prefix):
         )
     unreachable = Settings({**settings, "REDIS_URL": "redis://127.0.0.1:1/0"})
     check_settings(unreachable, name, parse_inline("asyncio:3"))  # the worker will wait for Redis
+
+
+def commands(redis_server: RedisServer) -> Counter:
+    """Commands Redis ran so far, by name, including those run by scripts."""
+    stats = redis_server.client().info("commandstats")
+    return Counter({name.removeprefix("cmdstat_"): row["calls"] for name, row in stats.items()})
+
+
+def ran(redis_server: RedisServer, before: Counter, *names: str) -> dict[str, int]:
+    """How many of each command Redis ran since ``before`` (the INFO call itself aside)."""
+    after = commands(redis_server)
+    return {name: after[name] - before[name] for name in names}
+
+
+def test_workers_share_the_bloom_filter_checked_in_one_round_trip_per_batch(
+    make_frontier, crawler, redis_server, prefix
+):
+    one, other = make_frontier("w1", 100, bloom=True), make_frontier("w2", 100, bloom=True)
+    one.step(), other.step()  # scripts loaded
+    before = commands(redis_server)
+    for i in range(50):
+        one.push(request(f"p{i}", 0.5 - i / 100))
+    step = one.step()
+    assert (step.added, step.bloom_urls) == (50, 50)
+    assert ran(redis_server, before, "evalsha", "bitfield", "sadd") == {
+        "evalsha": 1,  # one round trip for the batch
+        "bitfield": 50,  # one Bloom check-and-set per URL, inside the script
+        "sadd": 0,  # no exact set
+    }
+    # The other worker finds p0 (still queued: only its score is raised) and a new page.
+    other.push(request("p0", 0.9))
+    other.push(request("new", 0.95))
+    step = other.step()
+    assert (step.added, step.rediscovered, step.bloom_urls) == (1, 1, 51)
+    assert take(one)[:3] == ["new", "p0", "p1"]
+    other.push(request("p1", 1.0))  # fetched by the first worker: a duplicate
+    assert other.step().duplicates == 1
+
+    state = redis_server.client()
+    assert not state.exists(f"{prefix}:dupefilter")
+    assert state.strlen(f"{prefix}:bloom") <= (one.bloom.bits.size + 7) // 8
+    assert int(state.get(f"{prefix}:bloom:urls")) == 51
+
+    # The dupefilter's own request_seen (for other callers) uses the same bits and count.
+    dupefilter = RedisTopicDupeFilter.from_crawler(crawler)
+    assert isinstance(dupefilter, RedisBloomDupeFilter)
+    assert dupefilter.request_seen(request("p7", 0.1))
+    assert not dupefilter.request_seen(request("elsewhere", 0.1))
+    assert dupefilter.bloom.count == 52
+    dupefilter.log(request("p7", 0.1), QueueSpider())
+    assert not crawler.stats.get_value("dupefilter/filtered"), "RedisScheduler counts them"
+    one.push(request("elsewhere", 0.1))
+    assert one.step().duplicates == 1
+
+
+def test_the_local_cache_spares_redis_the_links_found_again(make_frontier, redis_server):
+    cached = make_frontier("w1", 100, bloom=True, cache=100)
+    uncached = make_frontier("w2", 100, bloom=True, cache=0)
+    cached.step(), uncached.step()  # scripts loaded
+    links = [request(f"link{i}", 0.5) for i in range(40)]
+    for worker in cached, uncached:
+        for link in links:
+            worker.push(link)
+        worker.step()
+
+    # Found again on other pages, with no better score.
+    before = commands(redis_server)
+    assert not any(cached.push(link) for link in links)
+    assert cached.pending == 0, "nothing to send, so no round trip for them"
+    assert ran(redis_server, before, "evalsha", "bitfield") == {"evalsha": 0, "bitfield": 0}
+
+    before = commands(redis_server)
+    for link in links:
+        uncached.push(link)
+    assert uncached.pending == 40
+    assert uncached.step().rediscovered == 40
+    assert ran(redis_server, before, "evalsha", "bitfield") == {"evalsha": 1, "bitfield": 40}
+
+
+def test_dupefilter_settings_are_checked_before_the_crawl(redis_server, prefix):
+    name = prefix.split(":", 1)[1]
+    bloom = Settings({**PROJECT, **BLOOM, "REDIS_URL": redis_server.url})
+    CrawlRecord(redis_server.client(), prefix, name).join(
+        "football 3\n", 1, None, True, seen_set(bloom)
+    )
+    keywords = parse_inline("football:3")
+    check_settings(bloom, name, keywords)
+    for other, given in [
+        ({"TOPIC_DUPEFILTER": "exact"}, "TOPIC_DUPEFILTER=exact"),
+        ({"TOPIC_BLOOM_CAPACITY": 20_000}, "TOPIC_BLOOM_CAPACITY=20000"),
+        ({"TOPIC_BLOOM_ERROR_RATE": "0.01"}, "TOPIC_BLOOM_ERROR_RATE=0.01 "),
+    ]:
+        with pytest.raises(ConfigError) as refused:
+            check_settings(Settings({**bloom, **other}), name, keywords)
+        assert (
+            f"crawl '{name}' in Redis keeps its seen URLs with TOPIC_DUPEFILTER=bloom"
+            " TOPIC_BLOOM_CAPACITY=10000 TOPIC_BLOOM_ERROR_RATE=0.001 (143776 bits, 10 hashes);"
+            " this worker has " in str(refused.value)
+        )
+        assert given in str(refused.value).split("this worker has")[1]
+    with pytest.raises(ConfigError, match="TOPIC_DUPEFILTER='fuzzy'"):
+        check_settings(Settings({**bloom, "TOPIC_DUPEFILTER": "fuzzy"}), name, keywords)
+    with pytest.raises(ConfigError, match="a Redis string holds at most"):
+        check_settings(Settings({**bloom, "TOPIC_BLOOM_CAPACITY": 10**9}), name, keywords)

@@ -9,7 +9,9 @@ Past ``capacity`` the rate grows (see :meth:`BloomFilter.false_positive_rate`).
 
 The bits live in a :class:`BitStore`: a local ``bytearray`` (:class:`LocalBits`,
 saved to and loaded from a file) or a Redis string shared by many crawlers
-(:class:`RedisBits`, one round trip per URL, none for recently seen ones).
+(:class:`RedisBits`, one round trip per URL, none for recently seen ones). The workers of a
+crawl in Redis set the bits in batches instead, inside the frontier's script
+(:mod:`topicspider.redis.dupefilter`), with positions from :meth:`BloomFilter.positions`.
 """
 
 from __future__ import annotations
@@ -86,10 +88,9 @@ class LocalBits:
 
 
 class RedisBits:
-    """The bits in one Redis string, shared by every crawler that uses ``key``.
-
-    A test-and-set is one ``BITFIELD`` command (atomic, one round trip); ``add_many``
-    sends several in one pipeline.
+    """The bits in one Redis string, shared by every crawler that uses ``key`` with the
+    same ``size`` and number of hashes. A test-and-set is one ``BITFIELD`` command (atomic,
+    one round trip).
     """
 
     def __init__(self, client: Redis, key: str, size: int) -> None:
@@ -107,13 +108,6 @@ class RedisBits:
 
     def add(self, positions: Sequence[int]) -> bool:
         return all(self.client.execute_command(*self._set_command(positions)))
-
-    def add_many(self, batches: Sequence[Sequence[int]]) -> list[bool]:
-        """``add`` for several items in one round trip."""
-        pipe = self.client.pipeline(transaction=False)
-        for positions in batches:
-            pipe.execute_command(*self._set_command(positions))
-        return [all(old) for old in pipe.execute()]
 
     def contains(self, positions: Sequence[int]) -> bool:
         command: list[str | int] = ["BITFIELD_RO", self.key]
@@ -138,7 +132,8 @@ class BloomFilter:
     def __init__(self, bits: BitStore, hashes: int, *, count: int = 0, cache_size: int = 0):
         self.bits = bits
         self.hashes = hashes
-        #: Items this process added that were not in the filter before.
+        #: Items added that were not in the filter before: by this process, or for a
+        #: shared filter the count its owner keeps (``RedisBloomDupeFilter``).
         self.count = count
         self.cache_size = cache_size
         self._cache: OrderedDict[bytes, None] = OrderedDict()
@@ -148,22 +143,6 @@ class BloomFilter:
         """A filter in this process's memory, sized for ``capacity`` items at ``error_rate``."""
         size, hashes = optimal_size(capacity, error_rate)
         return cls(LocalBits(size), hashes)
-
-    @classmethod
-    def redis(
-        cls, client: Redis, key: str, capacity: int, error_rate: float, *, cache_size: int = 10_000
-    ) -> Self:
-        """A filter in the Redis string ``key``, shared by every crawler that uses the key.
-
-        The first crawler fixes the size (kept in ``key:params``); the others adopt it
-        whatever their own settings, since different sizes would map one URL to
-        different bits.
-        """
-        size, hashes = optimal_size(capacity, error_rate)
-        params = f"{key}:params"
-        client.set(params, f"{size} {hashes}", nx=True)
-        size, hashes = map(int, client.get(params).split())
-        return cls(RedisBits(client, key, size), hashes, cache_size=cache_size)
 
     def positions(self, item: bytes) -> list[int]:
         digest = hashlib.blake2b(item, digest_size=16).digest()

@@ -121,6 +121,10 @@ class BloomDupeFilter(BaseDupeFilter):
     def request_seen(self, request: Request) -> bool:
         if self.bloom.add(self.fingerprinter.fingerprint(request)):
             return True
+        self._check_capacity()
+        return False
+
+    def _check_capacity(self) -> None:
         if self.bloom.count > self.capacity and not self._warned_full:
             self._warned_full = True
             logger.warning(
@@ -128,7 +132,6 @@ class BloomDupeFilter(BaseDupeFilter):
                 " its false-positive rate grows past the one it was sized for",
                 {"capacity": self.capacity},
             )
-        return False
 
     def close(self, reason: str) -> None:
         if self.stats is not None:
@@ -141,6 +144,11 @@ class BloomDupeFilter(BaseDupeFilter):
 
     def log(self, request: Request, spider: Spider) -> None:
         """As ``RFPDupeFilter.log``: the first duplicate, or all with ``DUPEFILTER_DEBUG``."""
+        self._log_duplicate(request)
+        if self.stats is not None:
+            self.stats.inc_value("dupefilter/filtered")
+
+    def _log_duplicate(self, request: Request) -> None:
         if self.debug:
             logger.debug(
                 "Filtered duplicate request: %(request)s (referer: %(referer)s)",
@@ -153,5 +161,3 @@ class BloomDupeFilter(BaseDupeFilter):
                 {"request": request},
             )
             self.logdupes = False
-        if self.stats is not None:
-            self.stats.inc_value("dupefilter/filtered")

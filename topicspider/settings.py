@@ -99,7 +99,8 @@ TOPIC_REPORT = ""
 
 # --- Dedup and frontier memory ---------------------------------------------
 # Duplicate filter: "exact" (Scrapy's set of fingerprints, about 130 bytes per URL)
-# or "bloom" (about 1.8 bytes per URL at 0.1%; skips that share of new URLs).
+# or "bloom" (about 1.8 bytes per URL at 0.1%; skips that share of new URLs). With
+# REDIS_URL, the crawl's shared seen-set: a Redis set, or a Bloom filter in Redis bits.
 TOPIC_DUPEFILTER = "exact"
 # URLs the Bloom filter is sized for (17 MiB at 0.1%); past it false positives grow.
 TOPIC_BLOOM_CAPACITY = 10_000_000
@@ -123,15 +124,17 @@ REDIS_URL = ""
 REDIS_PARAMS = {"socket_timeout": 10, "socket_connect_timeout": 5}
 # Name of the shared crawl (Redis keys topicspider:<id>:*); empty: the spider's name.
 TOPIC_CRAWL_ID = ""
-# Dupefilter of the shared crawl; the exact Redis set is checked inside the frontier's script.
-REDIS_DUPEFILTER_CLASS = "topicspider.redis.dupefilter.RedisDupeFilter"
+# Dupefilter of the shared crawl. The default builds the one TOPIC_DUPEFILTER names: the
+# exact Redis set or a Bloom filter in Redis, both checked inside the frontier's script.
+REDIS_DUPEFILTER_CLASS = "topicspider.redis.dupefilter.RedisTopicDupeFilter"
 # Seconds a worker's requests stay leased without a heartbeat before going back to the frontier.
 REDIS_LEASE = 60.0
 # Seconds an idle worker waits for others' in-flight work before leaving (0: forever).
 REDIS_IDLE_TIMEOUT = 180.0
 # Seconds between polls of Redis while the worker has nothing to do.
 REDIS_POLL_INTERVAL = 0.2
-# Fingerprints this worker remembers sending, so rediscovered links cost no round trip.
+# Fingerprints this worker remembers sending (seen or added, either dupefilter), so
+# rediscovered links are not sent to Redis again; about 150 bytes each.
 REDIS_SEEN_CACHE = 100000
 # Number of domain-hash partitions of the frontier (every worker of a crawl must agree).
 TOPIC_PARTITIONS = 1

@@ -2,7 +2,8 @@
 
 The first worker (the one given seeds) creates it; later workers join it. It holds the
 keyword vector (so that every worker scores links alike), the number of partitions (so that
-every worker files a site under the same one) and the sites the crawl stays on (so that a
+every worker files a site under the same one), the seen-set (so that every worker checks
+the same fingerprints or the same Bloom bits) and the sites the crawl stays on (so that a
 worker started without seeds follows the same links).
 """
 
@@ -21,6 +22,7 @@ from topicspider.redis.connection import (
     key_prefix,
     masked_url,
 )
+from topicspider.redis.dupefilter import EXACT, seen_set
 from topicspider.redis.partitions import parse_worker_partitions
 from topicspider.redis.scripts import JOIN
 
@@ -52,10 +54,16 @@ class CrawlRecord:
         self._join = server.register_script(JOIN)
 
     def join(
-        self, keywords: str, partitions: int, domains: list[str] | None, has_seeds: bool
+        self,
+        keywords: str,
+        partitions: int,
+        domains: list[str] | None,
+        has_seeds: bool,
+        seen: str = EXACT,
     ) -> Joined | None:
         """Create the crawl (a worker with seeds) or join it; None if there is no crawl to
-        join. Raise ``ConfigError`` if the worker's keywords or partitions differ."""
+        join. Raise ``ConfigError`` if the worker's keywords, partitions or seen-set (``seen``,
+        from ``redis.dupefilter.seen_set``) differ."""
         answer = self._join(
             args=[
                 self.prefix,
@@ -63,6 +71,7 @@ class CrawlRecord:
                 partitions,
                 int(domains is not None),
                 int(has_seeds),
+                seen,
                 *(domains or ()),
             ]
         )
@@ -75,13 +84,18 @@ class CrawlRecord:
             raise ConfigError(
                 f"crawl {self.name!r} in Redis has TOPIC_PARTITIONS={rest[0]}, not {partitions}"
             )
+        if status == "dupefilter":
+            raise ConfigError(_seen_differs(self.name, rest[0], seen))
         stay_on_site, *stored_domains = rest
         return Joined(status == "created", sorted(stored_domains) if stay_on_site == "1" else None)
 
-    def keywords(self) -> str | None:
-        """The keyword vector of the crawl (``KeywordVector.to_text()``), if there is a crawl."""
-        stored = self.server.hget(f"{self.prefix}:meta", "keywords")
-        return stored.decode() if stored is not None else None
+    def stored(self) -> tuple[str, str] | None:
+        """The keyword vector (``KeywordVector.to_text()``) and the seen-set of the crawl, if
+        there is a crawl."""
+        keywords, seen = self.server.hmget(f"{self.prefix}:meta", ["keywords", "dupefilter"])
+        if keywords is None:
+            return None
+        return keywords.decode(), seen.decode() if seen is not None else EXACT
 
 
 def _keywords_differ(name: str, stored: str, given: str) -> str:
@@ -97,13 +111,22 @@ def _keywords_differ(name: str, stored: str, given: str) -> str:
     )
 
 
+def _seen_differs(name: str, stored: str, given: str) -> str:
+    return (
+        f"crawl {name!r} in Redis keeps its seen URLs with {stored}; this worker has {given}."
+        " Give every worker of a crawl the same dupefilter settings, or set another"
+        " TOPIC_CRAWL_ID"
+    )
+
+
 def check_settings(settings: BaseSettings, spider_name: str, keywords: KeywordVector) -> None:
-    """Before a worker starts: the partition settings make sense, Redis accepts the
-    credentials, and the keywords match the crawl's if it exists already. Raise
-    ``ConfigError`` otherwise, naming ``REDIS_URL`` with its password masked. If Redis
-    cannot be reached, the worker starts anyway and waits for it."""
+    """Before a worker starts: the partition and dupefilter settings make sense, Redis
+    accepts the credentials, and the keywords and seen-set match the crawl's if it exists
+    already. Raise ``ConfigError`` otherwise, naming ``REDIS_URL`` with its password
+    masked. If Redis cannot be reached, the worker starts anyway and waits for it."""
     partitions = settings.getint("TOPIC_PARTITIONS")
     parse_worker_partitions(settings.getlist("TOPIC_WORKER_PARTITIONS"), partitions)
+    seen = seen_set(settings)
     url = settings.get("REDIS_URL")
     try:
         server = get_client(settings)
@@ -113,7 +136,7 @@ def check_settings(settings: BaseSettings, spider_name: str, keywords: KeywordVe
         raise ConfigError(f"REDIS_URL={masked_url(url)!r}: {reason}") from None
     record = CrawlRecord(server, key_prefix(settings, spider_name), crawl_id(settings, spider_name))
     try:
-        stored = record.keywords()
+        stored = record.stored()
     except AuthenticationError as error:  # a ConnectionError, but waiting will not help
         raise ConfigError(
             f"Redis at {masked_url(url)} (REDIS_URL) refused this worker"
@@ -123,5 +146,9 @@ def check_settings(settings: BaseSettings, spider_name: str, keywords: KeywordVe
         return
     finally:
         record.server.close()
-    if stored is not None and stored != keywords.to_text():
-        raise ConfigError(_keywords_differ(record.name, stored, keywords.to_text()))
+    if stored is None:
+        return
+    if stored[0] != keywords.to_text():
+        raise ConfigError(_keywords_differ(record.name, stored[0], keywords.to_text()))
+    if stored[1] != seen:
+        raise ConfigError(_seen_differs(record.name, stored[1], seen))

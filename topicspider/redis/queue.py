@@ -14,8 +14,10 @@ worker has taken but not finished. ``RedisFrontier`` keeps scrapy-redis's reques
   the requests of a worker that stops renewing its lease go back to the frontier;
 - links found are buffered and sent together with the acknowledgements and the pops of one
   engine step, in one Lua script (:mod:`topicspider.redis.scripts`): one round trip per step,
-  not three per request. A link already sent by this worker is sent again only to raise its
-  score, so most rediscovered links cost nothing.
+  not three per request. The script checks them against the crawl's seen-set there, an exact
+  set or a Bloom filter whose bit positions the worker computed. A link already sent by this
+  worker (the last ``seen_cache`` of them) is sent again only to raise its score, so most
+  rediscovered links cost nothing.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ if TYPE_CHECKING:
     from redis import Redis
     from scrapy import Request, Spider
 
+    from topicspider.bloom import BloomFilter
+
 logger = logging.getLogger(__name__)
 
 __all__ = ["CHECK", "FORCE", "NEW", "RESCORE", "RedisFrontier", "Step"]
@@ -55,7 +59,8 @@ _DUPLICATE, _ADDED, _RAISED, _QUEUED = 0, 1, 2, 3
 class Step:
     """What one round trip did: pushes added, rescored (still queued) and duplicates,
     leases acknowledged, requests popped; and the crawl's state after it: requests queued in
-    this worker's partitions and in all, requests in flight on all workers."""
+    this worker's partitions and in all, requests in flight on all workers, URLs in the
+    crawl's Bloom filter (0 with the exact set)."""
 
     added: int = 0
     rediscovered: int = 0
@@ -65,6 +70,7 @@ class Step:
     queued: int = 0
     queued_everywhere: int = 0
     active: int = 0
+    bloom_urls: int = 0
 
 
 class RedisFrontier(Base):
@@ -73,6 +79,10 @@ class RedisFrontier(Base):
     ``push`` buffers; ``step`` does one round trip (send pushes, acknowledge finished
     requests, pop up to ``wanted`` requests into a local buffer); ``pop`` hands out the
     buffered requests, which stay leased until acknowledged in a later ``step``.
+
+    ``dupefilter_key`` is the crawl's seen-set that ``CHECK`` pushes are checked against:
+    a Redis set of fingerprints, or with ``bloom`` the bits of that Bloom filter (its size
+    and hashes; positions are computed here, set in the script).
     """
 
     #: At most this many pushes per round trip, so that one script never blocks Redis long.
@@ -92,6 +102,7 @@ class RedisFrontier(Base):
         slot_concurrency: int,
         delay: float = 0.0,
         dupefilter_key: str = "",
+        bloom: BloomFilter | None = None,
         seen_cache: int = 100_000,
     ) -> None:
         super().__init__(server, spider, key)
@@ -103,6 +114,7 @@ class RedisFrontier(Base):
         self.slot_concurrency = slot_concurrency
         self.delay_ms = round(delay * 1000)
         self.dupefilter_key = dupefilter_key
+        self.bloom = bloom
         self.seen_cache = seen_cache
         self._step = server.register_script(STEP)
         self._heartbeat = server.register_script(HEARTBEAT)
@@ -138,12 +150,17 @@ class RedisFrontier(Base):
             self._remember(fingerprint, score)
         slot = self.slot_of(request) or "-"
         partition = partition_of(urlparse_cached(request).hostname or "", self.partitions)
+        bits = ""
+        if mode == CHECK and self.bloom is not None:
+            bits = ",".join(map(str, self.bloom.positions(bytes.fromhex(fingerprint))))
         self._pushes.append(
-            (mode, fingerprint, slot, partition, -score, self._encode_request(request))
+            (mode, fingerprint, slot, partition, -score, self._encode_request(request), bits)
         )
         return mode != RESCORE
 
     def _remember(self, fingerprint: str, score: float) -> None:
+        if self.seen_cache <= 0:
+            return
         if fingerprint not in self._sent and len(self._sent) >= self.seen_cache:
             for old in list(islice(self._sent, max(1, self.seen_cache // 10))):
                 del self._sent[old]
@@ -198,13 +215,14 @@ class RedisFrontier(Base):
             max(wanted, 0),
             self.worker_partitions,
             self.dupefilter_key,
+            "bloom" if self.bloom is not None else "set",
             len(pushes),
         ]
         for push in pushes:
             args.extend(push)
         args.append(len(done))
         args.extend(self.leases[request] for request in done)
-        statuses, popped, queued, everywhere, active, acked = self._step(args=args)
+        statuses, popped, queued, everywhere, active, acked, bloom_urls = self._step(args=args)
         del self._pushes[: len(pushes)]
         for request in done:
             del self.leases[request]
@@ -214,6 +232,7 @@ class RedisFrontier(Base):
             queued=queued,
             queued_everywhere=everywhere,
             active=active,
+            bloom_urls=bloom_urls,
         )
         for push, status in zip(pushes, statuses, strict=True):
             if status == _ADDED:

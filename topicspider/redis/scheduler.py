@@ -43,7 +43,7 @@ from twisted.internet.task import deferLater
 from topicspider.exceptions import ConfigError
 from topicspider.redis.connection import UNAVAILABLE, address, crawl_id, get_client, key_prefix
 from topicspider.redis.crawl import CrawlRecord
-from topicspider.redis.dupefilter import RedisDupeFilter
+from topicspider.redis.dupefilter import RedisBloomDupeFilter, RedisDupeFilter, seen_set
 from topicspider.redis.partitions import parse_worker_partitions
 from topicspider.redis.queue import CHECK, FORCE, NEW, RESCORE, RedisFrontier, Step
 
@@ -78,6 +78,7 @@ class RedisScheduler(BaseScheduler):
         record: CrawlRecord,
         dupefilter: BaseDupeFilter,
         *,
+        seen: str,
         concurrency: int,
         lease: float,
         idle_timeout: float,
@@ -88,8 +89,11 @@ class RedisScheduler(BaseScheduler):
         self.frontier = frontier
         self.record = record
         self.df = dupefilter
-        #: The exact Redis set is checked inside the frontier's script; others are asked.
-        self.df_in_script = isinstance(dupefilter, RedisDupeFilter)
+        #: The crawl's seen-set (``redis.dupefilter.seen_set``), checked by the crawl record.
+        self.seen = seen
+        #: The Redis set and Bloom filter are checked inside the frontier's script; others
+        #: are asked.
+        self.df_in_script = isinstance(dupefilter, (RedisDupeFilter, RedisBloomDupeFilter))
         self.concurrency = concurrency
         self.lease = lease
         self.idle_timeout = idle_timeout
@@ -114,6 +118,7 @@ class RedisScheduler(BaseScheduler):
         prefix = key_prefix(settings, name)
         server = get_client(settings)
         dupefilter = build_from_crawler(load_object(settings["REDIS_DUPEFILTER_CLASS"]), crawler)
+        in_script = isinstance(dupefilter, (RedisDupeFilter, RedisBloomDupeFilter))
         partitions = settings.getint("TOPIC_PARTITIONS")
         fingerprinter = crawler.request_fingerprinter
         frontier = RedisFrontier(
@@ -129,7 +134,8 @@ class RedisScheduler(BaseScheduler):
             fingerprint=lambda request: fingerprinter.fingerprint(request).hex(),
             slot_concurrency=settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN"),
             delay=settings.getfloat("DOWNLOAD_DELAY"),
-            dupefilter_key=dupefilter.key if isinstance(dupefilter, RedisDupeFilter) else "",
+            dupefilter_key=dupefilter.key if in_script else "",
+            bloom=dupefilter.bloom if isinstance(dupefilter, RedisBloomDupeFilter) else None,
             seen_cache=settings.getint("REDIS_SEEN_CACHE"),
         )
         scheduler = cls(
@@ -137,6 +143,7 @@ class RedisScheduler(BaseScheduler):
             frontier,
             CrawlRecord(server, prefix, crawl_id(settings, name)),
             dupefilter,
+            seen=seen_set(settings),
             concurrency=settings.getint("CONCURRENT_REQUESTS"),
             lease=settings.getfloat("REDIS_LEASE"),
             idle_timeout=settings.getfloat("REDIS_IDLE_TIMEOUT"),
@@ -164,6 +171,7 @@ class RedisScheduler(BaseScheduler):
                 self.frontier.partitions,
                 list(getattr(spider, "allowed_domains", None) or []) or None,
                 bool(getattr(spider, "seeds", None)),
+                self.seen,
             )
         except ConfigError as error:
             logger.error("%s", error)
@@ -339,6 +347,8 @@ class RedisScheduler(BaseScheduler):
                 self.stats.inc_value(stat, value)
         self.stats.set_value("topic/queued", step.queued)
         self.stats.set_value("topic/redis/in_flight", step.active)
+        if isinstance(self.df, RedisBloomDupeFilter):
+            self.df.counted(step.bloom_urls)
 
     def _redis(self, operation: Callable[..., Any], *args: Any) -> Any:
         """Run a Redis operation; if Redis is unavailable, say so once and return DOWN."""

@@ -20,7 +20,9 @@ Keys, under the crawl's prefix ``P`` (``topicspider:<crawl id>``):
 ``P:clock``            string     the Redis time of the last heartbeat of any worker
 ``P:seq``              string     the sequence that orders equal scores
 ``P:dupefilter``       set        fingerprints seen (:mod:`topicspider.redis.dupefilter`)
-``P:meta``             hash       keywords, partitions, stay-on-site flag of the crawl
+``P:bloom``            string     or, with ``TOPIC_DUPEFILTER=bloom``, the bits of a Bloom filter
+``P:bloom:urls``       string     URLs added to the Bloom filter, by all workers
+``P:meta``             hash       keywords, partitions, stay-on-site flag, dupefilter of the crawl
 ``P:domains``          set        the sites the crawl stays on
 =====================  =========  ==============================================================
 
@@ -95,7 +97,7 @@ local worker, limit = ARGV[2], tonumber(ARGV[3])
 local delay, wanted = tonumber(ARGV[4]), tonumber(ARGV[5])
 local parts = {}
 for p in string.gmatch(ARGV[6], '[^,]+') do parts[#parts + 1] = p end
-local dupekey = ARGV[7]
+local dupekey, bloom = ARGV[7], ARGV[8] == 'bloom'
 
 local function rescore(fp, neg, blob)
   local entry = redis.call('HGET', P .. ':where', fp)
@@ -119,18 +121,38 @@ local function insert(fp, slot, part, neg, blob)
   return 1
 end
 
--- mode c: check the Redis dupefilter set; n: new by the worker's own dupefilter;
--- f: dont_filter, always queued; r: seen before, only raise the queued score.
+-- Add a fingerprint to the crawl's seen-set; true if it was not there. The Bloom filter's
+-- bit positions (decimal, comma-separated) come from the worker: one BITFIELD sets them all.
+local function add_seen(fp, bits)
+  if not bloom then return redis.call('SADD', dupekey, fp) == 1 end
+  local args = {}
+  for position in string.gmatch(bits, '%d+') do
+    args[#args + 1] = 'SET'
+    args[#args + 1] = 'u1'
+    args[#args + 1] = position
+    args[#args + 1] = 1
+  end
+  for _, old in ipairs(redis.call('BITFIELD', dupekey, unpack(args))) do
+    if old == 0 then
+      redis.call('INCR', dupekey .. ':urls')
+      return true
+    end
+  end
+  return false
+end
+
+-- mode c: check the crawl's seen-set (ARGV[7], ARGV[8]); n: new by the worker's own
+-- dupefilter; f: dont_filter, always queued; r: seen before, only raise the queued score.
 local statuses = {}
-local i = 9
-for _ = 1, tonumber(ARGV[8]) do
+local i = 10
+for _ = 1, tonumber(ARGV[9]) do
   local mode, fp, slot, part = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
-  local neg, blob = ARGV[i + 4], ARGV[i + 5]
-  i = i + 6
+  local neg, blob, bits = ARGV[i + 4], ARGV[i + 5], ARGV[i + 6]
+  i = i + 7
   local status
   if mode == 'f' then
     status = insert(fp, slot, part, neg, blob)
-  elseif mode == 'c' and redis.call('SADD', dupekey, fp) == 1 then
+  elseif mode == 'c' and add_seen(fp, bits) then
     status = insert(fp, slot, part, neg, blob)
   elseif mode == 'n' and redis.call('HEXISTS', P .. ':where', fp) == 0 then
     status = insert(fp, slot, part, neg, blob)
@@ -230,7 +252,9 @@ for _, size in ipairs(redis.call('HVALS', P .. ':size')) do
   everywhere = everywhere + tonumber(size)
 end
 local active = tonumber(redis.call('GET', P .. ':active') or '0')
-return {statuses, popped, queued, everywhere, active, acked}
+local seen = 0
+if bloom then seen = tonumber(redis.call('GET', dupekey .. ':urls') or '0') end
+return {statuses, popped, queued, everywhere, active, acked, seen}
 """
 )
 
@@ -285,17 +309,20 @@ return returned
 )
 
 #: Create the crawl record, or check a worker against it. ARGV: prefix, keywords text,
-#: partitions, stay-on-site flag (1/0), whether the worker has seeds (1/0), then its domains.
-#: Returns {"none"}, {"keywords", stored}, {"partitions", stored}, or
-#: {"created" | "joined", stay-on-site flag, domains...}.
+#: partitions, stay-on-site flag (1/0), whether the worker has seeds (1/0), its dupefilter
+#: (``redis.dupefilter.seen_set``), then its domains. Returns {"none"}, {"keywords", stored},
+#: {"partitions", stored}, {"dupefilter", stored}, or
+#: {"created" | "joined", stay-on-site flag, domains...}. A crawl recorded without a
+#: dupefilter (older versions) used the exact set.
 JOIN = r"""
 local P = ARGV[1]
 local meta, domains = P .. ':meta', P .. ':domains'
 local stored = redis.call('HGET', meta, 'keywords')
 if not stored then
   if ARGV[5] ~= '1' then return {'none'} end
-  redis.call('HSET', meta, 'keywords', ARGV[2], 'partitions', ARGV[3], 'stay_on_site', ARGV[4])
-  for k = 6, #ARGV do redis.call('SADD', domains, ARGV[k]) end
+  redis.call('HSET', meta, 'keywords', ARGV[2], 'partitions', ARGV[3], 'stay_on_site', ARGV[4],
+             'dupefilter', ARGV[6])
+  for k = 7, #ARGV do redis.call('SADD', domains, ARGV[k]) end
   local out = {'created', ARGV[4]}
   for _, d in ipairs(redis.call('SMEMBERS', domains)) do out[#out + 1] = d end
   return out
@@ -303,7 +330,9 @@ end
 if stored ~= ARGV[2] then return {'keywords', stored} end
 local parts = redis.call('HGET', meta, 'partitions')
 if parts ~= ARGV[3] then return {'partitions', parts} end
-for k = 6, #ARGV do redis.call('SADD', domains, ARGV[k]) end
+local dupefilter = redis.call('HGET', meta, 'dupefilter') or 'TOPIC_DUPEFILTER=exact'
+if dupefilter ~= ARGV[6] then return {'dupefilter', dupefilter} end
+for k = 7, #ARGV do redis.call('SADD', domains, ARGV[k]) end
 local out = {'joined', redis.call('HGET', meta, 'stay_on_site')}
 for _, d in ipairs(redis.call('SMEMBERS', domains)) do out[#out + 1] = d end
 return out
