@@ -5,9 +5,31 @@ from __future__ import annotations
 import pytest
 from scrapy.settings import Settings
 
+from tests.test_spider import crawl_seed, paths, read_jsonl, scrapy
 from topicspider import settings as defaults
 from topicspider.exceptions import ConfigError
 from topicspider.thresholds import AdaptiveThreshold, FixedThreshold, Verdicts, check_settings
+
+#: The demo topic, outweighed by a sport the demo site never mentions: every football page
+#: scores below the default TOPIC_THRESHOLD (0.12), and every other page far below them.
+HOCKEY_HEAVY = """\
+足球 3
+体育 2
+比赛 2
+联赛 2
+球队 2
+球员 2
+进球 2
+football 3
+soccer 3
+match 2
+league 2
+goal 2
+曲棍球 12
+hockey 12
+菜谱 1
+recipe 1
+"""
 
 
 def judged(verdicts: Verdicts) -> list[tuple[str, bool]]:
@@ -74,3 +96,62 @@ def test_unusable_settings_are_named(overrides, message):
     settings.update(overrides)
     with pytest.raises(ConfigError, match=message):
         check_settings(settings)
+
+
+def test_a_bad_mode_stops_the_crawl_before_any_request():
+    result = scrapy(
+        "crawl", "topic", "-a", "seeds=http://127.0.0.1:9/", "-a", "keywords=sports",
+        "-s", "TOPIC_THRESHOLD_MODE=median",
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "TOPIC_THRESHOLD_MODE='median': expected one of adaptive, fixed" in result.stderr
+    assert "Spider opened" not in result.stderr
+
+
+@pytest.fixture(scope="module")
+def hockey_keywords(tmp_path_factory):
+    path = tmp_path_factory.mktemp("keywords") / "hockey-heavy.txt"
+    path.write_text(HOCKEY_HEAVY, "utf-8")
+    return path
+
+
+def test_adaptive_threshold_stores_the_on_topic_pages_the_fixed_one_misses(
+    site, site_url, hockey_keywords, tmp_path
+):
+    seed = f"{site_url}{site.seed_path}"
+    fixed = crawl_seed(
+        seed, tmp_path / "fixed", "TOPIC_THRESHOLD_MODE=fixed", keywords=str(hockey_keywords)
+    )
+    assert fixed.returncode == 0, fixed.stderr[-3000:]
+    adaptive = crawl_seed(seed, tmp_path / "adaptive", keywords=str(hockey_keywords))
+    assert adaptive.returncode == 0, adaptive.stderr[-3000:]
+
+    fetched = read_jsonl(tmp_path / "adaptive" / "f.jsonl")
+    assert max(row["relevance"] for row in fetched) < 0.12  # the fixed bar is out of reach
+    assert paths(read_jsonl(tmp_path / "fixed" / "pages" / "index.jsonl")) == []
+    stored = set(paths(read_jsonl(tmp_path / "adaptive" / "pages" / "index.jsonl")))
+    assert len(stored & site.on_topic) >= 0.8 * len(site.on_topic)
+    assert stored <= site.on_topic
+
+
+def test_pages_still_waiting_when_the_crawl_stops_are_judged_and_stored(
+    site, site_url, hockey_keywords, tmp_path
+):
+    # Every page between the bounds waits until the end; the page budget ends the crawl.
+    result = crawl_seed(
+        f"{site_url}{site.seed_path}",
+        tmp_path,
+        "TOPIC_THRESHOLD_HOLD=1000",
+        "CLOSESPIDER_PAGECOUNT=14",
+        keywords=str(hockey_keywords),
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "closespider_pagecount" in result.stderr
+    log = read_jsonl(tmp_path / "f.jsonl")
+    accepted = [row for row in log if row["accepted"]]
+    assert accepted, "the budget ended the crawl before any football page"
+    assert all(row["relevance"] < 0.12 for row in accepted)  # so each of them waited
+    assert set(paths(read_jsonl(tmp_path / "pages" / "index.jsonl"))) == set(paths(accepted))
+    # Every scored page got a verdict, once, in fetch order.
+    assert len(paths(log)) == len(set(paths(log)))
+    assert f"'topic/accepted': {len(accepted)}," in result.stderr

@@ -147,6 +147,8 @@ TOPIC_PARTITIONS = 1
 TOPIC_WORKER_PARTITIONS = ""
 
 # --- Scrapy components -----------------------------------------------------
+# Scrapy's pipeline manager, plus storing the pages whose verdict waited when the crawl stops.
+ITEM_PROCESSOR = "topicspider.pipelines.manager.TopicPipelineManager"
 SCHEDULER = "topicspider.scheduler.TopicScheduler"
 SCHEDULER_PRIORITY_QUEUE = "topicspider.pqueues.ScorePriorityQueue"
 SCHEDULER_MEMORY_QUEUE = "topicspider.pqueues.SpillQueue"

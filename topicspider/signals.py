@@ -1,11 +1,18 @@
 """Signals topicspider sends, beside Scrapy's own."""
 
-#: Sent by the spider for every fetched HTML page once it is scored, with
-#: ``url``, ``relevance``, ``accepted`` (stored or not), ``depth`` and ``score``
-#: (the link score it was fetched with). Progress, fetch log and reports listen.
+#: Sent by the spider for every fetched HTML page once its verdict is in, in fetch order
+#: (with ``TOPIC_THRESHOLD_MODE=adaptive`` a page may wait up to ``TOPIC_THRESHOLD_HOLD``
+#: pages), with ``url``, ``relevance``, ``accepted`` (stored or not), ``depth``, ``score``
+#: (the link score it was fetched with) and ``threshold`` (the one its verdict used).
+#: Progress, fetch log and reports listen.
 page_scored = object()
 
 #: Sent by the spider for every fetched HTML page with ``page_url`` and ``links``: one dict
 #: per on-site out-link with ``url``, ``anchor``, ``score`` and ``followed`` (False when the
 #: page is past the tunnel limit). The crawl's frontier history, for storage that keeps it.
 links_discovered = object()
+
+#: Sent by the item processor (``topicspider.pipelines.manager``) when the crawl stops, before
+#: the item pipelines close. Handlers return the items still to store: pages whose verdict
+#: waited (``thresholds.Verdicts``) and were accepted at the end.
+pipelines_closing = object()

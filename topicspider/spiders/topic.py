@@ -33,10 +33,12 @@ from topicspider.relevance import (
     Strategy,
 )
 from topicspider.seeds import load_seeds
-from topicspider.signals import links_discovered, page_scored
+from topicspider.signals import links_discovered, page_scored, pipelines_closing
 from topicspider.simhash import SimHashIndex, simhash
 from topicspider.slots import SLOT_POLICIES
 from topicspider.text import LinkContext, canonical, extract_page, tokenize
+from topicspider.thresholds import Verdict, Verdicts
+from topicspider.thresholds import check_settings as check_threshold_settings
 from topicspider.urlpatterns import PatternStats, is_noise
 
 if TYPE_CHECKING:
@@ -118,6 +120,7 @@ class TopicSpider(Spider):
                 raise ConfigError(
                     f"{name}={settings.get(name)!r}: expected one of {', '.join(sorted(choices))}"
                 )
+        check_threshold_settings(settings)
         if settings.get("REDIS_URL"):
             check_settings(settings, cls.name, vector)
 
@@ -126,13 +129,16 @@ class TopicSpider(Spider):
         spider = super().from_crawler(crawler, *args, **kwargs)
         spider.configure(crawler)
         crawler.signals.connect(spider.restore_state, signal=signals.spider_opened)
+        crawler.signals.connect(spider.store_waiting, signal=pipelines_closing)
         return spider
 
     def configure(self, crawler: Crawler) -> None:
         settings = crawler.settings
         if not self.seeds and not settings.get("REDIS_URL"):
             load_seeds(None)  # raises: a local crawl needs seeds
-        self.threshold = settings.getfloat("TOPIC_THRESHOLD")
+        # Which pages are stored; (item, tokens, link score) of each scored page.
+        self.verdicts: Verdicts[tuple[PageItem, list[str], float]]
+        self.verdicts = Verdicts.from_crawler(crawler)
         self.tunnel_depth = settings.getint("TOPIC_TUNNEL_DEPTH")
         self.context_chars = settings.getint("TOPIC_CONTEXT_CHARS")
         self.max_chars = settings.getint("TOPIC_MAX_TEXT_CHARS")
@@ -179,7 +185,7 @@ class TopicSpider(Spider):
         state = getattr(self, "state", None)
         if state is None:
             return
-        for name in ("patterns", "duplicates", "importance", "strategy", "host_pages"):
+        for name in ("patterns", "duplicates", "importance", "strategy", "host_pages", "verdicts"):
             if name in state and getattr(self, name) is not None:
                 setattr(self, name, state[name])
             else:
@@ -224,37 +230,24 @@ class TopicSpider(Spider):
         tokens = tokenize(page.body)
         relevance = self.relevance.page(page.title, tokens)
         depth = response.meta.get("depth", 0)
-        accepted = relevance >= self.threshold
-        self.strategy.learn(tuple(response.meta.get(FEATURES_KEY, ())), relevance)
-        self.patterns.record(response.url, accepted)
-        self.crawler.signals.send_catch_log(
-            page_scored,
+        item = PageItem(
             url=response.url,
-            relevance=round(relevance, 6),
-            accepted=accepted,
+            title=page.title,
+            text=page.body,
+            body=response.body,
+            charset=charset,
+            relevance=relevance,
             depth=depth,
-            score=score if math.isfinite(score := response.meta.get(SCORE_KEY, 0.0)) else None,
+            parent_url=response.meta.get(PARENT_KEY),
+            fetched_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         )
-        if accepted:
-            stats.inc_value("topic/accepted")
-            tunnel = 0
-            if self._is_duplicate(tokens):
-                stats.inc_value("topic/duplicate")
-            else:
-                yield PageItem(
-                    url=response.url,
-                    title=page.title,
-                    text=page.body,
-                    body=response.body,
-                    charset=charset,
-                    relevance=relevance,
-                    depth=depth,
-                    parent_url=response.meta.get(PARENT_KEY),
-                    fetched_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                )
-        else:
-            stats.inc_value("topic/dropped")
-            tunnel = response.meta.get(TUNNEL_KEY, 0) + 1
+        score = response.meta.get(SCORE_KEY, 0.0)
+        # On topic by the threshold of now; whether it is stored may be decided later.
+        on_topic = self.verdicts.score(relevance, (item, tokens, score))
+        self.strategy.learn(tuple(response.meta.get(FEATURES_KEY, ())), relevance)
+        self.patterns.record(response.url, on_topic)
+        yield from self._store(self.verdicts.decided())
+        tunnel = 0 if on_topic else response.meta.get(TUNNEL_KEY, 0) + 1
         follow = tunnel <= self.tunnel_depth
         if not follow:
             stats.inc_value("topic/tunnel_closed")
@@ -279,6 +272,43 @@ class TopicSpider(Spider):
                         FEATURES_KEY: features,
                     },
                 )
+
+    def _store(
+        self, verdicts: Iterator[Verdict[tuple[PageItem, list[str], float]]]
+    ) -> Iterator[PageItem]:
+        """Signals, stats and items of the pages whose verdict is in, in fetch order."""
+        stats = self.crawler.stats
+        for verdict in verdicts:
+            item, tokens, score = verdict.page
+            self.crawler.signals.send_catch_log(
+                page_scored,
+                url=item.url,
+                relevance=round(item.relevance, 6),
+                accepted=verdict.accepted,
+                depth=item.depth,
+                score=score if math.isfinite(score) else None,
+                threshold=round(verdict.threshold, 6),
+            )
+            if not verdict.accepted:
+                stats.inc_value("topic/dropped")
+                continue
+            stats.inc_value("topic/accepted")
+            if self._is_duplicate(tokens):
+                stats.inc_value("topic/duplicate")
+            else:
+                yield item
+
+    def store_waiting(self) -> list[PageItem]:
+        """The crawl stops: judge the pages still waiting for a verdict; the items to store."""
+        return list(self._store(self.verdicts.close()))
+
+    def closed(self, reason: str) -> None:
+        if self.verdicts.pending:  # only if ITEM_PROCESSOR is not topicspider's
+            logger.warning(
+                "%d pages waited for a verdict and were not judged: set ITEM_PROCESSOR to "
+                "topicspider.pipelines.manager.TopicPipelineManager",
+                len(self.verdicts.pending),
+            )
 
     def failed(self, failure: Failure) -> None:
         """A request that got no page: one log line and a stat naming why, not a traceback."""
