@@ -46,20 +46,20 @@ def test_fixed_threshold_decides_every_page_at_once():
 
 def test_adaptive_threshold_follows_the_best_pages_within_its_bounds():
     threshold = AdaptiveThreshold(0.12, 0.05, ratio=0.5, top=3)
-    assert threshold.value == 0.12  # nothing seen yet: the fixed bar
+    assert threshold.value == 0.05  # nothing seen yet: the floor
     values = []
-    for relevance in (0.0, 0.02, 0.10, 0.14, 0.16, 0.01, 0.30, 0.90):
+    for relevance in (0.30, 0.01, 0.0, 0.14, 0.16, 0.02, 0.50, 0.90):
         threshold.observe(relevance)
         values.append(threshold.value)
-    assert values == sorted(values)  # it never goes down
-    assert values[2] == 0.05  # half the median of (0, 0.02, 0.10) is below the floor
-    assert values[4] == pytest.approx(0.5 * 0.14)
-    assert values[-1] == 0.12  # half the median of (0.16, 0.30, 0.90) is above the ceiling
+    assert values == sorted(values)  # low pages after a good one do not lower it
+    assert values[2] == 0.05  # half the median of (0.30, 0.01, 0) is below the floor
+    assert values[3] == pytest.approx(0.5 * 0.14)  # the best three: 0.30, 0.14, 0.01
+    assert values[-1] == 0.12  # half the median of (0.30, 0.50, 0.90) is above the ceiling
 
 
 def test_a_page_between_the_bounds_waits_and_is_judged_by_what_came_after():
     verdicts = Verdicts(AdaptiveThreshold(0.12, 0.02, ratio=0.5, top=2), hold=2)
-    # Judged at once, 0.08 would pass (half of 0.08); better pages raise the bar to 0.1025.
+    # Judged at once, 0.08 would pass (the floor); better pages raise the bar to 0.1025.
     verdicts.score(0.08, "early")
     verdicts.score(0.3, "sure")  # above the ceiling: accepted at once, handed out in order
     assert judged(verdicts.decided()) == []

@@ -66,8 +66,8 @@ class FixedThreshold(Threshold):
 
 
 class AdaptiveThreshold(Threshold):
-    """``ratio`` times the median relevance of the ``top`` best pages scored so far, within
-    [``lowest``, ``highest``]; ``highest`` before the first page.
+    """``ratio`` times the median relevance of the ``top`` best pages scored so far (0 for
+    each page not yet seen), within [``lowest``, ``highest``].
 
     The best pages of a focused crawl are its on-topic ones, and a page on the same topic
     scores a similar share of them whatever the keyword vector's length or the site's page
@@ -83,16 +83,13 @@ class AdaptiveThreshold(Threshold):
         self.lowest = lowest
         self.ratio = ratio
         self.top = top
-        self.best: list[float] = []  # min-heap of the best relevances
-        self._value = highest
+        self.best = [0.0] * top  # min-heap of the best relevances
+        self._value = lowest
 
     def observe(self, relevance: float) -> None:
-        if len(self.best) < self.top:
-            heapq.heappush(self.best, relevance)
-        elif relevance > self.best[0]:
-            heapq.heapreplace(self.best, relevance)
-        else:
+        if relevance <= self.best[0]:
             return
+        heapq.heapreplace(self.best, relevance)
         level = self.ratio * statistics.median(self.best)
         self._value = min(self.highest, max(self.lowest, level))
 
