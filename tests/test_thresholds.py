@@ -32,7 +32,7 @@ recipe 1
 """
 
 
-def judged(verdicts: Verdicts) -> list[tuple[str, bool]]:
+def judged(verdicts) -> list[tuple[str, bool]]:
     return [(v.page, v.accepted) for v in verdicts]
 
 
@@ -40,7 +40,8 @@ def test_fixed_threshold_decides_every_page_at_once():
     verdicts = Verdicts(FixedThreshold(0.2), hold=5)
     assert verdicts.score(0.3, "a") is True
     assert verdicts.score(0.1, "b") is False
-    assert judged(verdicts.decided()) == [("a", True), ("b", False)]
+    assert judged(verdicts.new()) == [("a", True), ("b", False)]
+    assert judged(verdicts.in_order()) == [("a", True), ("b", False)]
     assert not verdicts.pending
 
 
@@ -60,25 +61,32 @@ def test_adaptive_threshold_follows_the_best_pages_within_its_bounds():
 def test_a_page_between_the_bounds_waits_and_is_judged_by_what_came_after():
     verdicts = Verdicts(AdaptiveThreshold(0.12, 0.02, ratio=0.5, top=2), hold=2)
     # Judged at once, 0.08 would pass (the floor); better pages raise the bar to 0.1025.
-    verdicts.score(0.08, "early")
-    verdicts.score(0.3, "sure")  # above the ceiling: accepted at once, handed out in order
-    assert judged(verdicts.decided()) == []
+    assert verdicts.score(0.08, "early") is True  # on topic for now: its links are followed
+    verdicts.score(0.3, "sure")  # above the ceiling: accepted, to be stored at once...
+    assert judged(verdicts.new()) == [("sure", True)]
+    assert judged(verdicts.in_order()) == []  # ...and reported after "early"
     verdicts.score(0.11, "later")
-    assert judged(verdicts.decided()) == [("early", False), ("sure", True)]
-    verdicts.score(0.01, "noise")  # below the floor: dropped at once, after "later"
-    assert judged(verdicts.close()) == [("later", True), ("noise", False)]
+    assert judged(verdicts.new()) == [("early", False)]
+    assert judged(verdicts.in_order()) == [("early", False), ("sure", True)]
+    verdicts.score(0.01, "noise")  # below the floor: dropped at once, reported after "later"
+    verdicts.close()
+    assert judged(verdicts.new()) == [("noise", False), ("later", True)]
+    assert judged(verdicts.in_order()) == [("later", True), ("noise", False)]
     assert not verdicts.pending
 
 
 def test_no_more_than_hold_pages_wait():
     verdicts = Verdicts(AdaptiveThreshold(0.9, 0.0, ratio=0.5, top=5), hold=3)
-    handed_out = []
+    stored, reported = [], []
     for n in range(20):
         verdicts.score(0.5, n)
-        handed_out += [v.page for v in verdicts.decided()]
+        stored += [v.page for v in verdicts.new()]
+        reported += [v.page for v in verdicts.in_order()]
         assert len(verdicts.pending) <= 3
-    handed_out += [v.page for v in verdicts.close()]
-    assert handed_out == list(range(20))
+    verdicts.close()
+    stored += [v.page for v in verdicts.new()]
+    reported += [v.page for v in verdicts.in_order()]
+    assert stored == reported == list(range(20))
 
 
 @pytest.mark.parametrize(

@@ -111,19 +111,22 @@ class Verdict(Generic[T]):
 
 
 class Verdicts(Generic[T]):
-    """Decides which scored pages are stored, and hands the verdicts out in fetch order.
+    """Decides which scored pages are stored.
 
     A page between the threshold's bounds waits until ``hold`` more pages have been scored
     (or ``close``); then it is judged by the threshold of that moment. Pages outside the
-    bounds, and every page with a fixed threshold, are decided at once. Pages after one that
-    waits are handed out after it, so at most ``hold`` verdicts are pending at any time.
+    bounds, and every page with a fixed threshold, are decided at once. Each verdict comes
+    out twice: from ``new`` as soon as it is reached (store the page), and from ``in_order``
+    once every page fetched before it has one (report it). At most ``hold`` pages wait.
     """
 
     def __init__(self, threshold: Threshold, hold: int = 0) -> None:
         self.threshold = threshold
         self.hold = max(0, hold)
         self.scored = 0
+        #: Every verdict not yet handed out by ``in_order``, in fetch order.
         self.pending: deque[Verdict[T]] = deque()
+        self._new: list[Verdict[T]] = []
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -150,28 +153,33 @@ class Verdicts(Generic[T]):
         if relevance >= threshold.highest or relevance < threshold.lowest or not self.hold:
             self._decide(verdict)
         self.pending.append(verdict)
+        for waiting in self.pending:
+            if waiting.order > self.scored - self.hold:
+                break
+            if waiting.accepted is None:
+                self._decide(waiting)
         return relevance >= threshold.value
 
-    def decided(self) -> Iterator[Verdict[T]]:
-        """The verdicts due, in fetch order, each once."""
-        for verdict in self.pending:
-            if verdict.order > self.scored - self.hold:
-                break
-            if verdict.accepted is None:
-                self._decide(verdict)
+    def new(self) -> list[Verdict[T]]:
+        """The verdicts reached since the last call."""
+        new, self._new = self._new, []
+        return new
+
+    def in_order(self) -> Iterator[Verdict[T]]:
+        """The verdicts in fetch order, each once, as far as every earlier page has one."""
         while self.pending and self.pending[0].accepted is not None:
             yield self.pending.popleft()
 
-    def close(self) -> Iterator[Verdict[T]]:
-        """Decide every page still waiting, by the threshold of now; their verdicts in order."""
+    def close(self) -> None:
+        """Decide every page still waiting, by the threshold of now."""
         for verdict in self.pending:
             if verdict.accepted is None:
                 self._decide(verdict)
-        return self.decided()
 
     def _decide(self, verdict: Verdict[T]) -> None:
         verdict.threshold = self.threshold.value
         verdict.accepted = verdict.relevance >= verdict.threshold
+        self._new.append(verdict)
 
 
 def check_settings(settings: BaseSettings) -> None:

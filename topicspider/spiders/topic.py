@@ -37,7 +37,7 @@ from topicspider.signals import links_discovered, page_scored, pipelines_closing
 from topicspider.simhash import SimHashIndex, simhash
 from topicspider.slots import SLOT_POLICIES
 from topicspider.text import LinkContext, canonical, extract_page, tokenize
-from topicspider.thresholds import Verdict, Verdicts
+from topicspider.thresholds import Verdicts
 from topicspider.thresholds import check_settings as check_threshold_settings
 from topicspider.urlpatterns import PatternStats, is_noise
 
@@ -246,7 +246,7 @@ class TopicSpider(Spider):
         on_topic = self.verdicts.score(relevance, (item, tokens, score))
         self.strategy.learn(tuple(response.meta.get(FEATURES_KEY, ())), relevance)
         self.patterns.record(response.url, on_topic)
-        yield from self._store(self.verdicts.decided())
+        yield from self._verdicts()
         tunnel = 0 if on_topic else response.meta.get(TUNNEL_KEY, 0) + 1
         follow = tunnel <= self.tunnel_depth
         if not follow:
@@ -273,13 +273,21 @@ class TopicSpider(Spider):
                     },
                 )
 
-    def _store(
-        self, verdicts: Iterator[Verdict[tuple[PageItem, list[str], float]]]
-    ) -> Iterator[PageItem]:
-        """Signals, stats and items of the pages whose verdict is in, in fetch order."""
+    def _verdicts(self) -> Iterator[PageItem]:
+        """Stats and items of the pages just judged; ``page_scored`` in fetch order."""
         stats = self.crawler.stats
-        for verdict in verdicts:
-            item, tokens, score = verdict.page
+        for verdict in self.verdicts.new():
+            item, tokens, _ = verdict.page
+            if not verdict.accepted:
+                stats.inc_value("topic/dropped")
+                continue
+            stats.inc_value("topic/accepted")
+            if self._is_duplicate(tokens):
+                stats.inc_value("topic/duplicate")
+            else:
+                yield item
+        for verdict in self.verdicts.in_order():
+            item, _, score = verdict.page
             self.crawler.signals.send_catch_log(
                 page_scored,
                 url=item.url,
@@ -289,18 +297,11 @@ class TopicSpider(Spider):
                 score=score if math.isfinite(score) else None,
                 threshold=round(verdict.threshold, 6),
             )
-            if not verdict.accepted:
-                stats.inc_value("topic/dropped")
-                continue
-            stats.inc_value("topic/accepted")
-            if self._is_duplicate(tokens):
-                stats.inc_value("topic/duplicate")
-            else:
-                yield item
 
     def store_waiting(self) -> list[PageItem]:
         """The crawl stops: judge the pages still waiting for a verdict; the items to store."""
-        return list(self._store(self.verdicts.close()))
+        self.verdicts.close()
+        return list(self._verdicts())
 
     def closed(self, reason: str) -> None:
         if self.verdicts.pending:  # only if ITEM_PROCESSOR is not topicspider's
