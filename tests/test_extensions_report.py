@@ -119,3 +119,14 @@ def test_a_crawl_that_fetched_nothing_still_gets_a_report(tmp_path):
     assert figures["fetched"] == figures["accepted"] == 0
     assert figures["top_pages"] == []
     assert png_size(tmp_path / "report" / "harvest.png") == (900, 800)
+
+
+def test_the_report_gives_the_threshold_the_last_verdict_used(tmp_path):
+    report = Report(tmp_path / "report", threshold=0.12)
+    for relevance, threshold in ((0.3, 0.05), (0.07, 0.061), (0.01, 0.061)):
+        report.page_scored("http://a/", relevance, relevance >= threshold, 1, threshold=threshold)
+    report.spider_closed(Spider(name="topic"), "finished")
+    figures = json.loads((tmp_path / "report" / "report.json").read_text("utf-8"))
+    assert figures["threshold"] == 0.061
+    assert figures["accepted"] == 2
+    assert "(threshold 0.061 at the end)" in (tmp_path / "report" / "report.md").read_text("utf-8")

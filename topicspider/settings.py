@@ -12,8 +12,15 @@ NEWSPIDER_MODULE = "topicspider.spiders"
 COMMANDS_MODULE = "topicspider.commands"
 
 # --- Relevance -------------------------------------------------------------
-# Pages whose relevance (cosine to the keyword vector) is below this are not stored.
+# Pages whose relevance (cosine to the keyword vector) is below this are not stored
+# (TOPIC_THRESHOLD_MODE = "fixed"); with "adaptive", the most the threshold asks.
 TOPIC_THRESHOLD = 0.12
+# "adaptive": RATIO x the median relevance of the TOP best pages scored so far, between
+# TOPIC_THRESHOLD_MIN and TOPIC_THRESHOLD; "fixed": TOPIC_THRESHOLD.
+TOPIC_THRESHOLD_MODE = "adaptive"
+TOPIC_THRESHOLD_MIN = 0.05
+TOPIC_THRESHOLD_RATIO = 0.7
+TOPIC_THRESHOLD_TOP = 10
 # best_first | bfs | dfs
 TOPIC_STRATEGY = "best_first"
 # How many irrelevant pages in a row the crawl may cross to reach an on-topic section.

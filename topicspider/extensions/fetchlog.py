@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 class FetchLog:
     """Writes ``TOPIC_FETCH_LOG``: one line per scored page (url, relevance, accepted,
-    depth, score), so harvest curves can be drawn for any crawl after the fact."""
+    depth, score, threshold), so harvest curves can be drawn for any crawl after the fact."""
 
     def __init__(self, path: str) -> None:
         self.path = path

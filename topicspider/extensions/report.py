@@ -45,6 +45,8 @@ class Report:
         self.threshold = threshold
         self.accepted = bytearray()
         self.relevance = array("f")
+        #: The threshold each page's verdict used (it moves with TOPIC_THRESHOLD_MODE=adaptive).
+        self.thresholds = array("f")
         self.depths: dict[int, list[int]] = {}  # depth -> [fetched, accepted]
         self.top: list[tuple[float, int, str, int, bool]] = []  # min-heap on relevance
         self.titles: dict[str, str] = {}
@@ -62,10 +64,21 @@ class Report:
         crawler.signals.connect(extension.spider_closed, signal=signals.spider_closed)
         return extension
 
-    def page_scored(self, url: str, relevance: float, accepted: bool, depth: int, **_: Any) -> None:
+    def page_scored(
+        self,
+        url: str,
+        relevance: float,
+        accepted: bool,
+        depth: int,
+        threshold: float | None = None,
+        **_: Any,
+    ) -> None:
         order = len(self.accepted)
         self.accepted.append(bool(accepted))
         self.relevance.append(relevance)
+        if threshold is not None:
+            self.threshold = threshold
+        self.thresholds.append(self.threshold)
         counts = self.depths.setdefault(depth, [0, 0])
         counts[0] += 1
         counts[1] += bool(accepted)
@@ -94,7 +107,7 @@ class Report:
                 self.folder / "harvest.png",
                 np.frombuffer(self.accepted, dtype=np.uint8),
                 np.asarray(self.relevance, dtype=float),
-                self.threshold,
+                np.asarray(self.thresholds, dtype=float),
                 title=f"{spider.name}: {figures['accepted']} of {figures['fetched']} accepted",
             )
         except OSError as exc:
@@ -149,7 +162,7 @@ def markdown(figures: dict[str, Any]) -> str:
         "",
         f"Crawl ended ({figures['finish_reason']}): fetched {figures['fetched']} pages, accepted "
         f"{figures['accepted']}, dropped {figures['dropped']}; harvest rate "
-        f"**{figures['harvest_rate']:.2f}** (threshold {figures['threshold']:g}).",
+        f"**{figures['harvest_rate']:.2f}** (threshold {figures['threshold']:g} at the end).",
         "",
         "![harvest curve](harvest.png)",
         "",
@@ -189,9 +202,10 @@ def markdown(figures: dict[str, Any]) -> str:
 
 
 def plot_harvest(
-    path: Path, accepted: np.ndarray, relevance: np.ndarray, threshold: float, title: str = ""
+    path: Path, accepted: np.ndarray, relevance: np.ndarray, thresholds: np.ndarray, title: str = ""
 ) -> None:
-    """Three panels against pages fetched: harvest rate, pages accepted, relevance per page."""
+    """Three panels against pages fetched: harvest rate, pages accepted, relevance per page
+    with the threshold each verdict used."""
     from matplotlib.figure import Figure  # no pyplot: no GUI backend, no global state
 
     fetched = np.arange(1, len(accepted) + 1)
@@ -210,9 +224,15 @@ def plot_harvest(
     xs, ys = fetched[::step], relevance[::step]
     relevance_axes.scatter(xs[kept], ys[kept], s=6, color="tab:green", label="accepted")
     relevance_axes.scatter(xs[~kept], ys[~kept], s=6, color="tab:red", label="dropped")
-    relevance_axes.axhline(
-        threshold, color="black", linewidth=0.8, linestyle="--", label=f"threshold {threshold:g}"
-    )
+    if len(thresholds):
+        relevance_axes.scatter(
+            xs,
+            thresholds[::step],
+            s=12,
+            marker="_",
+            color="black",
+            label=f"threshold of the verdict (last {thresholds[-1]:.3g})",
+        )
     relevance_axes.set_ylabel("page relevance")
     relevance_axes.set_xlabel("pages fetched")
     relevance_axes.legend(loc="upper right")

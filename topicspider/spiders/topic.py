@@ -33,6 +33,8 @@ from topicspider.signals import links_discovered, page_scored
 from topicspider.simhash import SimHashIndex
 from topicspider.slots import SLOT_POLICIES
 from topicspider.text import LinkContext
+from topicspider.thresholds import check_settings as check_threshold_settings
+from topicspider.thresholds import threshold_from_settings
 from topicspider.urlpatterns import PatternStats
 from topicspider.workers import AnalysisFailed, AnalysisPool
 
@@ -115,6 +117,7 @@ class TopicSpider(Spider):
                 raise ConfigError(
                     f"{name}={settings.get(name)!r}: expected one of {', '.join(sorted(choices))}"
                 )
+        check_threshold_settings(settings)
         if settings.get("REDIS_URL"):
             check_settings(settings, cls.name, vector)
 
@@ -129,7 +132,7 @@ class TopicSpider(Spider):
         settings = crawler.settings
         if not self.seeds and not settings.get("REDIS_URL"):
             load_seeds(None)  # raises: a local crawl needs seeds
-        self.threshold = settings.getfloat("TOPIC_THRESHOLD")
+        self.threshold = threshold_from_settings(settings)
         self.tunnel_depth = settings.getint("TOPIC_TUNNEL_DEPTH")
         self.drop_noise_urls = settings.getbool("TOPIC_DROP_NOISE_URLS")
         self.max_pages_per_host = settings.getint("TOPIC_MAX_PAGES_PER_HOST")
@@ -178,7 +181,7 @@ class TopicSpider(Spider):
         state = getattr(self, "state", None)
         if state is None:
             return
-        for name in ("patterns", "duplicates", "importance", "strategy", "host_pages"):
+        for name in ("patterns", "duplicates", "importance", "strategy", "host_pages", "threshold"):
             if name in state and getattr(self, name) is not None:
                 setattr(self, name, state[name])
             else:
@@ -216,7 +219,9 @@ class TopicSpider(Spider):
     def _judge(self, response: TextResponse, page: PageAnalysis) -> Iterator[PageItem | Request]:
         stats = self.crawler.stats
         depth = response.meta.get("depth", 0)
-        accepted = page.relevance >= self.threshold
+        self.threshold.observe(page.relevance)
+        threshold = self.threshold.value
+        accepted = page.relevance >= threshold
         self.strategy.learn(tuple(response.meta.get(FEATURES_KEY, ())), page.relevance)
         self.patterns.record(page.template, accepted)
         self.crawler.signals.send_catch_log(
@@ -226,6 +231,7 @@ class TopicSpider(Spider):
             accepted=accepted,
             depth=depth,
             score=score if math.isfinite(score := response.meta.get(SCORE_KEY, 0.0)) else None,
+            threshold=round(threshold, 6),
         )
         if accepted:
             stats.inc_value("topic/accepted")

@@ -1,0 +1,105 @@
+"""The relevance threshold: fixed or adaptive."""
+
+from __future__ import annotations
+
+import pytest
+from scrapy.settings import Settings
+
+from tests.test_spider import crawl_seed, paths, read_jsonl, scrapy
+from topicspider import settings as defaults
+from topicspider.exceptions import ConfigError
+from topicspider.thresholds import AdaptiveThreshold, FixedThreshold, check_settings
+
+#: The demo topic, outweighed by a sport the demo site never mentions: every football page
+#: scores below the default TOPIC_THRESHOLD (0.12), and every other page far below them.
+HOCKEY_HEAVY = """\
+足球 3
+体育 2
+比赛 2
+联赛 2
+球队 2
+球员 2
+进球 2
+football 3
+soccer 3
+match 2
+league 2
+goal 2
+曲棍球 12
+hockey 12
+菜谱 1
+recipe 1
+"""
+
+
+def test_fixed_threshold_never_moves():
+    threshold = FixedThreshold(0.2)
+    for relevance in (0.9, 0.01, 0.5):
+        threshold.observe(relevance)
+        assert threshold.value == 0.2
+
+
+def test_adaptive_threshold_follows_the_best_pages_within_its_bounds():
+    threshold = AdaptiveThreshold(0.12, 0.05, ratio=0.5, top=3)
+    assert threshold.value == 0.05  # nothing seen yet: the floor
+    values = []
+    for relevance in (0.30, 0.01, 0.0, 0.14, 0.16, 0.02, 0.50, 0.90):
+        threshold.observe(relevance)
+        values.append(threshold.value)
+    assert values == sorted(values)  # low pages after a good one do not lower it
+    assert values[2] == 0.05  # half the median of (0.30, 0.01, 0) is below the floor
+    assert values[3] == pytest.approx(0.5 * 0.14)  # the best three: 0.30, 0.14, 0.01
+    assert values[-1] == 0.12  # half the median of (0.30, 0.50, 0.90) is above the ceiling
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"TOPIC_THRESHOLD_MODE": "median"}, "TOPIC_THRESHOLD_MODE='median'"),
+        ({"TOPIC_THRESHOLD_MIN": 0.2}, "TOPIC_THRESHOLD_MIN=0.2"),
+        ({"TOPIC_THRESHOLD_RATIO": 0}, "TOPIC_THRESHOLD_RATIO=0"),
+        ({"TOPIC_THRESHOLD_TOP": "ten"}, "'ten'"),
+    ],
+)
+def test_unusable_settings_are_named(overrides, message):
+    settings = Settings()
+    settings.setmodule(defaults)
+    settings.update(overrides)
+    with pytest.raises(ConfigError, match=message):
+        check_settings(settings)
+
+
+def test_a_bad_mode_stops_the_crawl_before_any_request():
+    result = scrapy(
+        "crawl", "topic", "-a", "seeds=http://127.0.0.1:9/", "-a", "keywords=sports",
+        "-s", "TOPIC_THRESHOLD_MODE=median",
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "TOPIC_THRESHOLD_MODE='median': expected one of adaptive, fixed" in result.stderr
+    assert "Spider opened" not in result.stderr
+
+
+@pytest.fixture(scope="module")
+def hockey_keywords(tmp_path_factory):
+    path = tmp_path_factory.mktemp("keywords") / "hockey-heavy.txt"
+    path.write_text(HOCKEY_HEAVY, "utf-8")
+    return path
+
+
+def test_adaptive_threshold_stores_the_on_topic_pages_the_fixed_one_misses(
+    site, site_url, hockey_keywords, tmp_path
+):
+    seed = f"{site_url}{site.seed_path}"
+    fixed = crawl_seed(
+        seed, tmp_path / "fixed", "TOPIC_THRESHOLD_MODE=fixed", keywords=str(hockey_keywords)
+    )
+    assert fixed.returncode == 0, fixed.stderr[-3000:]
+    adaptive = crawl_seed(seed, tmp_path / "adaptive", keywords=str(hockey_keywords))
+    assert adaptive.returncode == 0, adaptive.stderr[-3000:]
+
+    fetched = read_jsonl(tmp_path / "adaptive" / "f.jsonl")
+    assert max(row["relevance"] for row in fetched) < 0.12  # the fixed bar is out of reach
+    assert paths(read_jsonl(tmp_path / "fixed" / "pages" / "index.jsonl")) == []
+    stored = set(paths(read_jsonl(tmp_path / "adaptive" / "pages" / "index.jsonl")))
+    assert len(stored & site.on_topic) >= 0.8 * len(site.on_topic)
+    assert stored <= site.on_topic
