@@ -1,0 +1,123 @@
+"""A page's bytes in, what the crawl needs of them out: charset, text, relevance, links."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+from scrapy.settings import Settings
+
+from topicspider import settings as defaults
+from topicspider.analysis import Analyzer, PageAnalysis
+from topicspider.keywords import load_keywords
+
+KEYWORDS = load_keywords("足球:3,比赛:2,football:2")
+
+PAGE = """<html><head><title>足球比赛回顾</title></head><body>
+<p>昨晚的足球比赛十分精彩，主队在比赛最后时刻打进制胜一球。
+   阅读 <a href="/sports/final.html#score">决赛的完整报道</a> 和
+   <a href="/sports/%E8%B6%B3%E7%90%83/league.html">联赛积分</a>。</p>
+<ul><li><a href="/">首页</a></li><li><a href="/news/">新闻</a></li>
+    <li><a href="/shop/">商城</a></li></ul>
+<p><a href="/files/report.pdf">报告</a> <a href="javascript:void(0)">展开</a>
+   <a href="mailto:editor@example.org">来信</a> <a href="http://elsewhere.example/">外站</a>
+   <a href="/list.php?PHPSESSID=8f3a&amp;page=2">列表</a>
+   <a href="/中文/页面.html?q=足球">中文链接</a></p>
+</body></html>"""
+
+
+def project_settings() -> Settings:
+    settings = Settings()
+    settings.setmodule(defaults)
+    return settings
+
+
+def analyzer(**overrides) -> Analyzer:
+    return Analyzer(KEYWORDS, domains=("127.0.0.1",), **overrides)
+
+
+def analyze(html: str, encoding: str = "utf-8", **overrides) -> PageAnalysis:
+    return analyzer(**overrides).analyze(
+        "http://127.0.0.1/sports/review.html",
+        html.encode(encoding),
+        f"text/html; charset={encoding}",
+    )
+
+
+def test_title_text_and_relevance_of_an_on_topic_page():
+    page = analyze(PAGE)
+    assert page.charset == "utf-8"
+    assert page.title == "足球比赛回顾"
+    assert "制胜一球" in page.text
+    assert page.relevance > 0.3
+    off_topic = analyze(
+        "<html><title>股票行情</title><body><p>今天股市上涨，投资者关注理财产品。</p>"
+    )
+    assert off_topic.relevance < 0.05
+
+
+def test_gbk_page_without_declaration_is_decoded():
+    html = PAGE.replace("<head>", "<head><meta charset=gbk>")
+    body = html.encode("gbk")
+    page = analyzer().analyze("http://127.0.0.1/gbk.html", body, "text/html")
+    assert page.charset in {"gbk", "gb18030"}
+    assert page.title == "足球比赛回顾"
+    assert page.relevance == pytest.approx(analyze(PAGE).relevance)
+
+
+def test_links_the_crawl_may_follow_on_site_web_pages_without_fragments():
+    urls = [link.url for link in analyze(PAGE).links]
+    assert "http://127.0.0.1/sports/final.html" in urls  # fragment dropped
+    assert "http://127.0.0.1/sports/%E8%B6%B3%E7%90%83/league.html" in urls
+    assert (
+        "http://127.0.0.1/%E4%B8%AD%E6%96%87/%E9%A1%B5%E9%9D%A2.html?q=%E8%B6%B3%E7%90%83" in urls
+    )
+    assert not [url for url in urls if url.endswith(".pdf")]  # not a page
+    assert not [
+        url for url in urls if not url.startswith("http://127.0.0.1/")
+    ]  # mailto, js, off-site
+    assert len(urls) == len(set(urls))
+
+
+def test_query_of_a_gbk_page_is_encoded_in_gbk():
+    html = '<html><head><meta charset="gbk"></head><body><a href="/s?q=足球">搜</a></body></html>'
+    page = analyze(html, "gbk")
+    assert [link.url for link in page.links] == ["http://127.0.0.1/s?q=%D7%E3%C7%F2"]
+
+
+def test_link_terms_anchor_navigation_template_and_noise():
+    links = {link.text: link for link in analyze(PAGE).links}
+    final, shop, session = links["决赛的完整报道"], links["商城"], links["列表"]
+    assert final.anchor > 0.2 > shop.anchor
+    assert all(links[text].navigation for text in ("首页", "新闻", "商城"))
+    assert not final.navigation
+    assert final.template == "127.0.0.1/sports/final.html"
+    assert session.noise
+    assert not final.noise
+
+
+def test_allow_deny_and_the_cap_on_links():
+    page = analyze(PAGE, allow="/sports/", deny="league")
+    assert [link.url for link in page.links] == ["http://127.0.0.1/sports/final.html"]
+    many = "".join(f'<a href="/p/{i}.html">第{i}页</a>' for i in range(50))
+    capped = analyze(f"<html><body><p>{many}</p></body></html>", max_links=10)
+    assert len(capped.links) == 10
+    assert capped.truncated == 40
+    assert capped.links[0].url.endswith("/p/0.html")  # page order
+
+
+def test_same_text_same_fingerprint_and_off_when_asked():
+    assert analyze(PAGE).fingerprint == analyze(PAGE.replace("新闻", "资讯")).fingerprint
+    assert (
+        analyze(PAGE).fingerprint != analyze("<p>完全不同的一段文字，讲的是烹饪。</p>").fingerprint
+    )
+    assert analyze(PAGE, fingerprints=False).fingerprint == 0
+
+
+def test_an_analysis_crosses_process_boundaries():
+    page = analyze(PAGE)
+    assert pickle.loads(pickle.dumps(page)) == page
+    arguments = pickle.loads(pickle.dumps(Analyzer.arguments(KEYWORDS, project_settings())))
+    assert Analyzer(**arguments).analyze("http://127.0.0.1/", PAGE.encode(), "text/html") == (
+        Analyzer(KEYWORDS).analyze("http://127.0.0.1/", PAGE.encode(), "text/html")
+    )
