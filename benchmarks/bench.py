@@ -76,6 +76,9 @@ def crawl(
         "seconds": round(elapsed, 2),
         "pages_per_s": round(fetched / elapsed, 1),
         "cpu_ms_per_page": round(1000 * stats["bench/cpu_seconds"] / fetched, 3),
+        "worker_cpu_ms_per_page": round(
+            1000 * stats.get("bench/worker_cpu_seconds", 0.0) / fetched, 3
+        ),
         "rss_mb": round(usage.ru_maxrss / 1024, 1),
         "load": round(os.getloadavg()[0], 2),
         "stats": stats,

@@ -63,6 +63,6 @@ def serial_crawl(site, site_url, tmp_path_factory):
     from tests.test_spider import ONE_AT_A_TIME, crawl_command, paths, read_jsonl, scrapy
 
     out = tmp_path_factory.mktemp("serial")
-    result = scrapy(*crawl_command(site_url, site, out, ONE_AT_A_TIME))
+    result = scrapy(*crawl_command(site_url, site, out, *ONE_AT_A_TIME))
     assert result.returncode == 0, result.stderr[-3000:]
     return set(paths(read_jsonl(out / "fetch.jsonl")))

@@ -31,7 +31,7 @@ def test_kill_9_and_resume(site, site_url, tmp_path, serial_crawl, seed):
             site,
             out,
             f"JOBDIR={jobdir}",
-            ONE_AT_A_TIME,
+            *ONE_AT_A_TIME,
             "DOWNLOAD_DELAY=0.05",
             "TOPIC_DUPLICATE_DISTANCE=-1",  # so that every accepted page is stored
         ),

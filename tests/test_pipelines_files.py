@@ -1,3 +1,4 @@
+import asyncio
 import json
 import os
 import re
@@ -35,6 +36,11 @@ def make_page(url: str, body: bytes = b"<p>x</p>", charset: str = "utf-8") -> Pa
     )
 
 
+def store(pipeline: FilesystemPipeline, item):
+    """What Scrapy does with an item: await ``process_item`` in an asyncio loop."""
+    return asyncio.run(pipeline.process_item(item))
+
+
 def read_index(pages_dir: Path) -> list[dict]:
     return [
         json.loads(line) for line in (pages_dir / "index.jsonl").read_text("utf-8").splitlines()
@@ -51,7 +57,7 @@ def test_pages_are_stored_byte_for_byte(tmp_path):
     ]
     pipeline.open_spider()
     for item in items:
-        assert pipeline.process_item(item) is item
+        assert store(pipeline, item) is item
     pipeline.close_spider()
 
     for item in items:
@@ -73,8 +79,8 @@ def test_pages_are_replaced_and_the_index_lists_each_url_once(tmp_path):
     for body in (b"first", b"second"):
         pipeline = make_pipeline(pages_dir)
         pipeline.open_spider()
-        pipeline.process_item(make_page("https://example.com/a.html", body))
-        pipeline.process_item(make_page(f"https://example.com/{body.decode()}.html", body))
+        store(pipeline, make_page("https://example.com/a.html", body))
+        store(pipeline, make_page(f"https://example.com/{body.decode()}.html", body))
         pipeline.close_spider()
     assert [row["url"] for row in read_index(pages_dir)] == [
         "https://example.com/a.html",
@@ -93,7 +99,7 @@ def test_pages_are_replaced_and_the_index_lists_each_url_once(tmp_path):
 def test_dict_items_work_too(tmp_path):
     pipeline = make_pipeline(tmp_path)
     pipeline.open_spider()
-    item = pipeline.process_item({"url": "https://example.com/", "body": b"x"})
+    item = store(pipeline, {"url": "https://example.com/", "body": b"x"})
     pipeline.close_spider()
     assert item["path"] == "example.com/index.html"
     assert read_index(tmp_path)[0]["title"] is None
@@ -118,12 +124,12 @@ def test_unusable_folder_is_named_on_open(tmp_path):
 def test_write_error_stops_storing(tmp_path):
     pipeline = make_pipeline(tmp_path)
     pipeline.open_spider()
-    pipeline.process_item(make_page("https://example.com/ok.html"))
+    store(pipeline, make_page("https://example.com/ok.html"))
     (tmp_path / "blocked.example").write_text("a file where a folder must go")
     with pytest.raises(PagesDirError, match=re.escape(str(tmp_path))):
-        pipeline.process_item(make_page("https://blocked.example/a.html"))
+        store(pipeline, make_page("https://blocked.example/a.html"))
     with pytest.raises(DropItem, match=re.escape(str(tmp_path))):
-        pipeline.process_item(make_page("https://example.com/later.html"))
+        store(pipeline, make_page("https://example.com/later.html"))
     pipeline.close_spider()
     assert [line["path"] for line in read_index(tmp_path)] == ["example.com/ok.html"]
     assert pipeline.stats.get_value("topic/stored") == 1
@@ -145,10 +151,10 @@ class HalfWrites:
 def test_a_short_write_leaves_no_half_line(tmp_path):
     pipeline = make_pipeline(tmp_path)
     pipeline.open_spider()
-    pipeline.process_item(make_page("https://example.com/1.html"))
+    store(pipeline, make_page("https://example.com/1.html"))
     pipeline._index = HalfWrites(pipeline._index)
     with pytest.raises(PagesDirError, match="Short write"):
-        pipeline.process_item(make_page("https://example.com/2.html"))
+        store(pipeline, make_page("https://example.com/2.html"))
     pipeline.close_spider()
     assert (tmp_path / "index.jsonl").read_bytes().endswith(b"}\n")
     assert [line["path"] for line in read_index(tmp_path)] == ["example.com/1.html"]
@@ -156,14 +162,18 @@ def test_a_short_write_leaves_no_half_line(tmp_path):
 
 CRAWL = """
 import json, sys
-from scrapy import Spider
+from scrapy import Request, Spider
 from scrapy.crawler import CrawlerProcess
 from topicspider.items import PageItem
 
 class Pages(Spider):
+    # Items from a response, as the topic spider yields them.
     name = "pages"
 
     async def start(self):
+        yield Request("data:,pages")
+
+    def parse(self, response):
         for url in sys.argv[2:]:
             yield PageItem(url, "t", "", b"<p>x</p>", "utf-8", 0.5, 0, None, "2024-01-01")
 
@@ -215,7 +225,7 @@ def test_a_torn_last_line_is_cut_before_appending(tmp_path):
     )
     pipeline = make_pipeline(tmp_path)
     pipeline.open_spider()
-    pipeline.process_item(make_page("https://example.com/b.html"))
+    store(pipeline, make_page("https://example.com/b.html"))
     pipeline.close_spider()
     assert [row["url"] for row in read_index(tmp_path)] == [
         "https://example.com/a.html",

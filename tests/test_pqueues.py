@@ -124,6 +124,37 @@ def test_requests_of_busy_slots_wait_for_room():
     assert queue.pop().url.endswith("busy-best")
 
 
+def test_a_slot_downloads_while_its_pages_are_parsed_up_to_the_backlog():
+    """With TOPIC_PARSE_BACKLOG=1 a slot whose page is downloaded and being parsed starts
+    its next download; with a second page parsing, or a download running, it waits."""
+    from types import SimpleNamespace
+
+    from scrapy.core.downloader import Downloader, Slot
+
+    crawler = get_crawler(QueueSpider, {"CONCURRENT_REQUESTS_PER_DOMAIN": 1})
+    crawler.spider = QueueSpider()
+    downloader = Downloader(crawler)
+    in_progress: set[Request] = set()
+    engine = SimpleNamespace(downloader=downloader, _slot=SimpleNamespace(inprogress=in_progress))
+    queue = ScorePriorityQueue(
+        MemoryQueue(), crawler.request_fingerprinter, engine, parse_backlog=1
+    )
+    for name in ("a", "b", "c"):
+        queue.push(request(name, 0.5))
+    downloader.slots["127.0.0.1"] = slot = Slot(concurrency=1, delay=0)
+    downloading = request("downloading")
+    in_progress.add(downloading)
+    slot.active.add(downloading)
+    assert queue.pop() is None  # the one download the slot allows is running
+    slot.active.discard(downloading)  # downloaded; its page is being parsed
+    assert queue.pop().url.endswith("/a")
+    parsing_too = request("parsing-too")
+    in_progress.add(parsing_too)
+    assert queue.pop() is None  # two pages in progress: the download and the backlog of 1
+    in_progress.clear()
+    assert queue.pop().url.endswith("/b")
+
+
 def test_best_request_across_slots(queue):
     queue.push(request("a", 0.2))
     queue.push(Request("http://localhost/b", meta={"topic_score": 0.8}))
@@ -204,15 +235,14 @@ def test_requests_that_cannot_be_serialized_stay_in_memory(crawler):
 def test_a_crawl_that_spills_fetches_in_the_all_memory_order(site, site_url, tmp_path):
     """The demo crawl with a frontier of two requests in memory fetches the same pages
     in the same order as with every request in memory."""
-    from test_spider import crawl_command, paths, read_jsonl, scrapy
+    from test_spider import ONE_AT_A_TIME, crawl_command, paths, read_jsonl, scrapy
 
-    one_at_a_time = "CONCURRENT_REQUESTS_PER_DOMAIN=1"  # a deterministic order to compare
     memory = scrapy(
         *crawl_command(
             site_url,
             site,
             tmp_path / "memory",
-            one_at_a_time,
+            *ONE_AT_A_TIME,
             "SCHEDULER_MEMORY_QUEUE=topicspider.pqueues.MemoryQueue",
         )
     )
@@ -221,7 +251,7 @@ def test_a_crawl_that_spills_fetches_in_the_all_memory_order(site, site_url, tmp
             site_url,
             site,
             tmp_path / "spill",
-            one_at_a_time,
+            *ONE_AT_A_TIME,
             "SCHEDULER_MEMORY_QUEUE=topicspider.pqueues.SpillQueue",
             "TOPIC_QUEUE_MEMORY_LIMIT=2",
         )

@@ -72,7 +72,7 @@ def full_crawl(site, site_url, tmp_path_factory):
     return out, result.stderr
 
 
-ONE_AT_A_TIME = "CONCURRENT_REQUESTS_PER_DOMAIN=1"
+ONE_AT_A_TIME = ("CONCURRENT_REQUESTS_PER_DOMAIN=1", "TOPIC_PARSE_BACKLOG=0")
 
 
 def test_crawl_stores_on_topic_pages_with_index(site, full_crawl):
@@ -140,7 +140,7 @@ def test_best_first_beats_breadth_first_within_the_same_budget(site, site_url, t
 
 def test_jobdir_pause_and_resume_fetches_nothing_twice(site, site_url, tmp_path, serial_crawl):
     jobdir = tmp_path / "job"
-    command = crawl_command(site_url, site, tmp_path, f"JOBDIR={jobdir}", ONE_AT_A_TIME)
+    command = crawl_command(site_url, site, tmp_path, f"JOBDIR={jobdir}", *ONE_AT_A_TIME)
     first = scrapy(*command, "-s", "CLOSESPIDER_PAGECOUNT=6")
     assert first.returncode == 0, first.stderr[-2000:]
     fetched_first = paths(read_jsonl(tmp_path / "fetch.jsonl"))
@@ -164,7 +164,7 @@ def test_ctrl_c_pauses_and_the_same_command_resumes(site, site_url, tmp_path, se
     command = [
         *SCRAPY,
         *crawl_command(
-            site_url, site, out, f"JOBDIR={jobdir}", ONE_AT_A_TIME, "DOWNLOAD_DELAY=0.2"
+            site_url, site, out, f"JOBDIR={jobdir}", *ONE_AT_A_TIME, "DOWNLOAD_DELAY=0.2"
         ),
     ]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

@@ -57,7 +57,7 @@ def test_a_worker_answers_in_order_reports_errors_and_exits_at_end_of_input():
 
 
 def crawl(site_url, site, out: Path, *settings: str):
-    result = scrapy(*crawl_command(site_url, site, out, ONE_AT_A_TIME, *settings))
+    result = scrapy(*crawl_command(site_url, site, out, *ONE_AT_A_TIME, *settings))
     assert result.returncode == 0, result.stderr[-3000:]
     return read_jsonl(out / "fetch.jsonl"), read_jsonl(out / "pages" / "index.jsonl")
 
@@ -90,7 +90,7 @@ def workers_of(pid: int) -> list[int]:
 
 def test_a_worker_killed_with_a_page_in_hand_loses_nothing(site, site_url, serial_crawl, tmp_path):
     out = tmp_path / "out"
-    command = [*SCRAPY, *crawl_command(site_url, site, out, ONE_AT_A_TIME, "DOWNLOAD_DELAY=0.05")]
+    command = [*SCRAPY, *crawl_command(site_url, site, out, *ONE_AT_A_TIME, "DOWNLOAD_DELAY=0.05")]
     process = subprocess.Popen(
         command,
         cwd=ROOT,

@@ -466,6 +466,7 @@ class ScorePriorityQueue:
             build_from_crawler(downstream_queue_cls, crawler, key),
             crawler.request_fingerprinter,
             engine,
+            parse_backlog=crawler.settings.getint("TOPIC_PARSE_BACKLOG"),
         )
 
     def __init__(
@@ -473,10 +474,13 @@ class ScorePriorityQueue:
         queue: ScoreQueue,
         fingerprinter: RequestFingerprinterProtocol,
         engine: ExecutionEngine | None = None,
+        *,
+        parse_backlog: int = 0,
     ) -> None:
         self.queue = queue
         self.fingerprinter = fingerprinter
         self.engine = engine
+        self.parse_backlog = max(0, parse_backlog)
 
     def _slot(self, request: Request) -> str:
         if self.engine is not None:
@@ -488,8 +492,8 @@ class ScorePriorityQueue:
 
         The parse counts, not just the download: a fast server answers sooner
         than pages are scored, and a request handed out then is chosen without
-        the links they hold. Scrapy keeps that set as the engine slot's
-        ``inprogress`` (not public API; pinned by the Scrapy version range).
+        the links they hold (see ``_has_room``). Scrapy keeps that set as the engine
+        slot's ``inprogress`` (not public API; pinned by the Scrapy version range).
         """
         return Counter(self._slot(request) for request in self._requests_in_progress())
 
@@ -498,12 +502,22 @@ class ScorePriorityQueue:
         return getattr(engine_slot, "inprogress", ())
 
     def _has_room(self, slot: str, in_progress: Counter[str]) -> bool:
+        """Whether the slot can start a download now, chosen as late as it can be.
+
+        At most the slot's concurrency downloads at once (politeness), and at most
+        ``parse_backlog`` more of its pages downloaded and still being parsed: with 0 a
+        slot waits for every page's links before it chooses the next request; more keeps
+        the server busy while pages are parsed, at the cost of choosing without them.
+        """
         if self.engine is None:
             return True
         downloader = self.engine.downloader
         download_slot = downloader.slots.get(slot)
-        concurrency = download_slot.concurrency if download_slot else downloader.domain_concurrency
-        return in_progress[slot] < concurrency
+        if download_slot is None:
+            downloading, concurrency = 0, downloader.domain_concurrency
+        else:
+            downloading, concurrency = len(download_slot.active), download_slot.concurrency
+        return downloading < concurrency and in_progress[slot] < concurrency + self.parse_backlog
 
     def _key(self, request: Request) -> tuple[str, str]:
         return self._slot(request), self.fingerprinter.fingerprint(request).hex()

@@ -58,6 +58,9 @@ TOPIC_NOISE_DISCOUNT = 0.0
 TOPIC_MAX_TEXT_CHARS = 20000
 # Worker processes that parse, segment and score pages off the reactor thread (0: on it).
 TOPIC_ANALYSIS_PROCESSES = 1
+# Pages per download slot that may still be parsing while the slot downloads the next
+# ones (0: a slot waits for every page's links before choosing its next request).
+TOPIC_PARSE_BACKLOG = 2
 # Stay on the seeds' sites unless this is False.
 TOPIC_STAY_ON_SITE = True
 # Links taken from one page, in document order (link farms and giant indexes stop there).
