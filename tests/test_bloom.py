@@ -44,23 +44,39 @@ def test_no_false_negatives_and_the_promised_false_positive_rate():
     assert bloom.false_positive_rate() == pytest.approx(0.01, rel=0.2)
 
 
-def test_save_and_load_keep_bits_size_and_count(tmp_path):
-    bloom = BloomFilter.local(1000, 0.001)
+def test_a_filter_in_a_file_keeps_bits_size_and_count_without_a_close(tmp_path):
+    """A filter opened from a file has every bit and its count in the file as they are
+    set: a process killed before it could close leaves them to the next one."""
+    path = tmp_path / "requests.bloom"
+    bloom = BloomFilter.open(path, 1000, 0.001)
     for item in items("a", 500):
         bloom.add(item)
-    path = tmp_path / "requests.bloom"
-    bloom.save(path)
-    loaded = BloomFilter.load(path)
-    assert (loaded.bits.size, loaded.hashes, loaded.count) == (
+    reopened = BloomFilter.open(path, 10, 0.5)  # as the next process would, before any close
+    assert (reopened.bits.size, reopened.hashes, reopened.count) == (
         bloom.bits.size,
         bloom.hashes,
         bloom.count,
     )
-    assert all(item in loaded for item in items("a", 500))
-    assert not any(item in loaded for item in items("b", 50))
-    path.write_bytes(b"not a filter" * 10)
-    with pytest.raises(ValueError, match="not a Bloom filter"):
-        BloomFilter.load(path)
+    assert all(item in reopened for item in items("a", 500))
+    assert not any(item in reopened for item in items("b", 50))
+    bloom.close()
+    reopened.close()
+
+
+def test_a_saved_filter_opens_and_a_broken_file_is_refused(tmp_path):
+    bloom = BloomFilter.local(1000, 0.001)
+    for item in items("a", 100):
+        bloom.add(item)
+    path = tmp_path / "requests.bloom"
+    bloom.save(path)
+    opened = BloomFilter.open(path, 1000, 0.001)
+    assert opened.count == 100
+    assert all(item in opened for item in items("a", 100))
+    opened.close()
+    for broken in (b"", b"not a filter" * 10, path.read_bytes()[:-1]):
+        path.write_bytes(broken)
+        with pytest.raises(ValueError, match="not a Bloom filter"):
+            BloomFilter.open(path, 1000, 0.001)
 
 
 def test_local_bits_check_their_length():

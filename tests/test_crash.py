@@ -1,6 +1,6 @@
 """kill -9 a crawl running with JOBDIR at a random moment, run the same command again:
 it finishes, no accepted page is missing from the index or in it twice, and no page is
-fetched twice except the ones in flight at the kill."""
+fetched twice except the ones in flight at the kill; with either dupefilter."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from demo.crawl import SCRAPY
 from tests.test_spider import ONE_AT_A_TIME, ROOT, crawl_command, paths, read_jsonl
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_kill_9_and_resume(site, site_url, tmp_path, serial_crawl, seed):
+@pytest.mark.parametrize(("seed", "dupefilter"), [(1, "exact"), (2, "bloom")])
+def test_kill_9_and_resume(site, site_url, tmp_path, serial_crawl, seed, dupefilter):
     kill_after = random.Random(seed).randint(3, 25)
     out, jobdir = tmp_path / "out", tmp_path / "job"
     command = [
@@ -34,6 +34,7 @@ def test_kill_9_and_resume(site, site_url, tmp_path, serial_crawl, seed):
             *ONE_AT_A_TIME,
             "DOWNLOAD_DELAY=0.05",
             "TOPIC_DUPLICATE_DISTANCE=-1",  # so that every accepted page is stored
+            f"TOPIC_DUPEFILTER={dupefilter}",
         ),
     ]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

@@ -7,17 +7,19 @@ with probability ``p`` a URL never seen is reported as seen, so a crawl of ``n``
 skips about ``p * n`` pages it would have fetched. It never lets a duplicate through.
 Past ``capacity`` the rate grows (see :meth:`BloomFilter.false_positive_rate`).
 
-The bits live in a :class:`BitStore`: a local ``bytearray`` (:class:`LocalBits`,
-saved to and loaded from a file) or a Redis string shared by many crawlers
-(:class:`RedisBits`, one round trip per URL, none for recently seen ones). The workers of a
-crawl in Redis set the bits in batches instead, inside the frontier's script
-(:mod:`topicspider.redis.dupefilter`), with positions from :meth:`BloomFilter.positions`.
+The bits live in a :class:`BitStore`: local bytes (:class:`LocalBits`: in memory, or a
+file mapped into memory that every bit set reaches at once) or a Redis string shared by
+many crawlers (:class:`RedisBits`, one round trip per URL, none for recently seen ones).
+The workers of a crawl in Redis set the bits in batches instead, inside the frontier's
+script (:mod:`topicspider.redis.dupefilter`), with positions from
+:meth:`BloomFilter.positions`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+import mmap
 import os
 import struct
 from collections import OrderedDict
@@ -63,9 +65,9 @@ class BitStore(Protocol):
 
 
 class LocalBits:
-    """The bits in a ``bytearray`` of this process."""
+    """The bits in a ``bytearray`` of this process, or in a writable view of a mapped file."""
 
-    def __init__(self, size: int, data: bytearray | None = None) -> None:
+    def __init__(self, size: int, data: bytearray | memoryview | None = None) -> None:
         self.size = size
         self.data = data if data is not None else bytearray((size + 7) // 8)
         if len(self.data) != (size + 7) // 8:
@@ -128,6 +130,8 @@ class BloomFilter:
 
     MAGIC = b"TSBLOOM1"
     HEADER = struct.Struct("<8sQQQ")  # magic, bits, hashes, count
+    _COUNT = struct.Struct("<Q")
+    _COUNT_OFFSET = HEADER.size - _COUNT.size
 
     def __init__(self, bits: BitStore, hashes: int, *, count: int = 0, cache_size: int = 0):
         self.bits = bits
@@ -137,6 +141,8 @@ class BloomFilter:
         self.count = count
         self.cache_size = cache_size
         self._cache: OrderedDict[bytes, None] = OrderedDict()
+        #: The file this filter's header and bits are mapped from (:meth:`open`).
+        self._mapped: mmap.mmap | None = None
 
     @classmethod
     def local(cls, capacity: int, error_rate: float) -> Self:
@@ -159,6 +165,8 @@ class BloomFilter:
         seen = self.bits.add(self.positions(item))
         if not seen:
             self.count += 1
+            if self._mapped is not None:
+                self._COUNT.pack_into(self._mapped, self._COUNT_OFFSET, self.count)
         if self.cache_size:
             self._cache[item] = None
             if len(self._cache) > self.cache_size:
@@ -173,7 +181,7 @@ class BloomFilter:
         n = self.count if count is None else count
         return (1.0 - math.exp(-self.hashes * n / self.bits.size)) ** self.hashes
 
-    # Local filters only: the bits in a file, so that a paused crawl resumes with them.
+    # Local filters only: the bits in a file, so that a crawl resumes with them.
 
     def save(self, path: Path) -> None:
         """Write the filter to ``path`` atomically (a temporary file renamed into place)."""
@@ -186,14 +194,36 @@ class BloomFilter:
         os.replace(temp, path)
 
     @classmethod
-    def load(cls, path: Path) -> Self:
-        """A local filter as :meth:`save` wrote it."""
-        with path.open("rb") as file:
-            header = file.read(cls.HEADER.size)
-            if len(header) != cls.HEADER.size:
+    def open(cls, path: Path, capacity: int, error_rate: float) -> Self:
+        """A local filter whose header and bits live in the file ``path``, mapped into memory.
+
+        Every bit set and the count are in the file as soon as they change (the kernel's page
+        cache holds them for the next process), so a crawl killed outright resumes with what
+        it had seen; only losing the machine before the pages reach the disk loses any. A new
+        file is sized for ``capacity`` items at ``error_rate``; an existing one keeps its size.
+        """
+        if not path.exists():
+            size, hashes = optimal_size(capacity, error_rate)
+            cls(LocalBits(size), hashes).save(path)
+        with path.open("r+b") as file:
+            if os.fstat(file.fileno()).st_size < cls.HEADER.size:
                 raise ValueError(f"{path}: not a Bloom filter file (too short)")
-            magic, size, hashes, count = cls.HEADER.unpack(header)
-            if magic != cls.MAGIC:
-                raise ValueError(f"{path}: not a Bloom filter file")
-            data = bytearray(file.read())
-        return cls(LocalBits(size, data), hashes, count=count)
+            mapped = mmap.mmap(file.fileno(), 0)  # the mapping outlives the file object
+        magic, size, hashes, count = cls.HEADER.unpack(mapped[: cls.HEADER.size])
+        if magic != cls.MAGIC or len(mapped) != cls.HEADER.size + (size + 7) // 8:
+            mapped.close()
+            raise ValueError(f"{path}: not a Bloom filter file (or a truncated one)")
+        bloom = cls(LocalBits(size, memoryview(mapped)[cls.HEADER.size :]), hashes, count=count)
+        bloom._mapped = mapped
+        return bloom
+
+    def close(self) -> None:
+        """Unmap a filter from :meth:`open` (its pages are flushed to the file first)."""
+        if self._mapped is None:
+            return
+        assert isinstance(self.bits, LocalBits)
+        assert isinstance(self.bits.data, memoryview)
+        self._mapped.flush()
+        self.bits.data.release()
+        self._mapped.close()
+        self._mapped = None

@@ -69,9 +69,9 @@ class BloomDupeFilter(BaseDupeFilter):
 
     About 1.8 bytes per URL at ``TOPIC_BLOOM_ERROR_RATE`` 0.001 instead of the exact
     set's hundred-odd, at the price of skipping a share ``TOPIC_BLOOM_ERROR_RATE`` of
-    the new URLs (see :mod:`topicspider.bloom`). With ``JOBDIR`` the filter is saved
-    to ``JOBDIR/requests.bloom`` on close and read back on the next start; the
-    saved filter keeps its own size even if the capacity settings changed.
+    the new URLs (see :mod:`topicspider.bloom`). With ``JOBDIR`` the filter lives in
+    ``JOBDIR/requests.bloom``, mapped into memory, so that a crawl paused or killed
+    resumes with it; the file keeps its own size even if the capacity settings changed.
     """
 
     FILE_NAME = "requests.bloom"
@@ -101,14 +101,17 @@ class BloomDupeFilter(BaseDupeFilter):
         capacity = settings.getint("TOPIC_BLOOM_CAPACITY")
         directory = job_dir(settings)
         path = Path(directory, cls.FILE_NAME) if directory else None
-        if path is not None and path.exists():
-            bloom = BloomFilter.load(path)
-            logger.info(
-                "Resumed the Bloom filter of %(count)d URLs from %(path)s",
-                {"count": bloom.count, "path": path},
-            )
+        error_rate = settings.getfloat("TOPIC_BLOOM_ERROR_RATE")
+        if path is None:
+            bloom = BloomFilter.local(capacity, error_rate)
         else:
-            bloom = BloomFilter.local(capacity, settings.getfloat("TOPIC_BLOOM_ERROR_RATE"))
+            resumed = path.exists()
+            bloom = BloomFilter.open(path, capacity, error_rate)
+            if resumed:
+                logger.info(
+                    "Resumed the Bloom filter of %(count)d URLs from %(path)s",
+                    {"count": bloom.count, "path": path},
+                )
         return cls(
             bloom,
             crawler.request_fingerprinter,
@@ -139,8 +142,7 @@ class BloomDupeFilter(BaseDupeFilter):
             self.stats.set_value(
                 "dupefilter/bloom/false_positive_rate", round(self.bloom.false_positive_rate(), 6)
             )
-        if self.path is not None:
-            self.bloom.save(self.path)
+        self.bloom.close()
 
     def log(self, request: Request, spider: Spider) -> None:
         """As ``RFPDupeFilter.log``: the first duplicate, or all with ``DUPEFILTER_DEBUG``."""
