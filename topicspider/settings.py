@@ -183,6 +183,9 @@ CONCURRENT_REQUESTS = 16
 # Per-host concurrency is low for politeness and for focus: requests are chosen when a
 # slot has room, so fewer in flight means each choice sees more scored links.
 CONCURRENT_REQUESTS_PER_DOMAIN = 2
+# A page yields at most one item; Scrapy starts this many tasks per page to handle the
+# page's output (its default, 100, costs 0.4-1.6 ms of CPU per page for nothing).
+CONCURRENT_ITEMS = 16
 DOWNLOAD_DELAY = 0
 DEPTH_PRIORITY = 0
 # Traps (endless calendars, ?page=N) end here at the latest; URLs longer than
