@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import threading
@@ -170,8 +171,8 @@ def fetched_paths(access_log: Path) -> list[str]:
     return [path for path in paths if path != "/robots.txt"]
 
 
-def harvest_at(paths: list[str], on_topic: set[str], n: int) -> int:
-    return sum(path in on_topic for path in paths[:n])
+def mean_position(paths: list[str], on_topic: set[str]) -> float:
+    return statistics.mean(i for i, path in enumerate(paths) if path in on_topic)
 
 
 def crawl_exists(redis: RedisServer, crawl_id: str) -> bool:
@@ -255,9 +256,12 @@ def test_two_workers_fetch_every_page_once_in_relevance_order(
     assert set(paths) <= site.pages
     assert len(set(paths) & site.on_topic) == len(set(single["paths"]) & site.on_topic)
 
-    # Relevance order: on-topic pages come as early as with one worker.
-    early = harvest_at(paths, site.on_topic, 15), harvest_at(single["paths"], site.on_topic, 15)
-    assert early[0] >= early[1] - 1, f"on-topic among the first 15, two workers vs one: {early}"
+    # Relevance order: on-topic pages come about as early as with one worker. With eight
+    # requests in flight on a 51-page site the first few pages are nearly a coin toss in
+    # either mode, so the whole order is compared: the on-topic pages' mean fetch position
+    # (seen 25-31 with two workers, 26-32 with one).
+    early = mean_position(paths, site.on_topic), mean_position(single["paths"], site.on_topic)
+    assert early[0] <= early[1] + 5, f"on-topic pages' mean position, two workers vs one: {early}"
     rows = first.fetched() + second.fetched()
     harvest = sum(row["accepted"] for row in rows) / len(rows), single["harvest"]
     assert harvest[0] >= harvest[1] - 0.05, f"harvest rate, two workers vs one: {harvest}"
