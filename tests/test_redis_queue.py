@@ -73,7 +73,16 @@ def make_frontier(crawler, prefix):
     spider = QueueSpider()
     made = []
 
-    def make(worker="w1", limit=2, delay=0.0, partitions=1, mine=(0,), bloom=False, cache=100_000):
+    def make(
+        worker="w1",
+        limit=2,
+        delay=0.0,
+        partitions=1,
+        mine=(0,),
+        bloom=False,
+        cache=100_000,
+        backlog=0,
+    ):
         """A worker's frontier; ``bloom``: the crawl's seen-set is the Bloom filter that
         ``TOPIC_DUPEFILTER=bloom`` builds, else the exact set."""
         seen = RedisTopicDupeFilter.from_crawler(crawler) if bloom else None
@@ -87,6 +96,7 @@ def make_frontier(crawler, prefix):
             slot_of=lambda request: urlsplit(request.url).hostname,
             fingerprint=lambda request: crawler.request_fingerprinter.fingerprint(request).hex(),
             slot_concurrency=limit,
+            parse_backlog=backlog,
             delay=delay,
             dupefilter_key=seen.key if seen else f"{prefix}:dupefilter",
             bloom=seen.bloom if seen else None,
@@ -176,6 +186,35 @@ def test_per_host_concurrency_holds_across_workers_who_share_it(make_frontier):
     assert paths(first) == ["/a2"]
     second.step(wanted=10)
     assert paths(second) == []
+
+
+def test_a_slot_downloads_while_its_pages_are_parsed_up_to_the_backlog(make_frontier, prefix):
+    """TOPIC_PARSE_BACKLOG=1, one connection per host: a page downloaded and being parsed
+    frees its slot for one more download, cluster-wide; a dead worker's parsing page goes back."""
+    first, second = make_frontier("w1", limit=1, backlog=1), make_frontier("w2", limit=1, backlog=1)
+    for i in range(4):
+        first.push(request(f"p{i}", 0.9 - i / 10))
+    first.step(wanted=10)
+    assert paths(first) == ["/p0"]
+    p0 = next(iter(first.leases))
+    second.step(wanted=10)
+    assert paths(second) == [], "p0 is downloading"
+    first.step(downloaded=[p0], wanted=10)
+    assert paths(first) == ["/p1"], "p0 is being parsed: its slot downloads p1"
+    p1 = next(request for request in first.leases if request is not p0)
+    first.step(downloaded=[p1, p0], wanted=10)  # p0 again: reported once, counted once
+    assert paths(first) == [], "two pages of the slot being parsed: the backlog is full"
+    assert first.server.hget(f"{prefix}:parsing", "a.test") == b"2"
+    first.step(done=[p0], wanted=10)
+    assert paths(first) == ["/p2"]
+    assert first.server.hget(f"{prefix}:parsing", "a.test") == b"1"
+    # The first worker dies with p1 parsing and p2 downloading: both go back.
+    first.heartbeat(0.2)
+    time.sleep(0.3)
+    assert second.heartbeat(60) == (2, True)
+    assert not first.server.hexists(f"{prefix}:parsing", "a.test")
+    assert not first.server.hexists(f"{prefix}:busy", "a.test")
+    assert take(second, wanted=1) == ["p1"]
 
 
 def test_a_high_scoring_host_does_not_starve_the_others(make_frontier):

@@ -100,6 +100,7 @@ class RedisFrontier(Base):
         slot_of: Callable[[Request], str],
         fingerprint: Callable[[Request], str],
         slot_concurrency: int,
+        parse_backlog: int = 0,
         delay: float = 0.0,
         dupefilter_key: str = "",
         bloom: BloomFilter | None = None,
@@ -112,6 +113,7 @@ class RedisFrontier(Base):
         self.slot_of = slot_of
         self.fingerprint = fingerprint
         self.slot_concurrency = slot_concurrency
+        self.parse_backlog = max(0, parse_backlog)
         self.delay_ms = round(delay * 1000)
         self.dupefilter_key = dupefilter_key
         self.bloom = bloom
@@ -125,6 +127,8 @@ class RedisFrontier(Base):
         self._buffer: deque[tuple[bytes, Request]] = deque()
         #: Requests handed out and not yet acknowledged → their member in Redis.
         self.leases: dict[Request, bytes] = {}
+        #: Leases whose download Redis knows is over (the page is being parsed).
+        self.downloaded: set[Request] = set()
         #: The crawl's state as of the last step (see ``Step``).
         self.queued = self.queued_everywhere = self.active = 0
 
@@ -195,8 +199,11 @@ class RedisFrontier(Base):
 
     # --- round trips -------------------------------------------------------------
 
-    def step(self, done: Iterable[Request] = (), wanted: int = 0) -> Step:
-        """Send pushes, acknowledge the ``done`` leases, pop up to ``wanted`` requests.
+    def step(
+        self, done: Iterable[Request] = (), wanted: int = 0, downloaded: Iterable[Request] = ()
+    ) -> Step:
+        """Send pushes, acknowledge the ``done`` leases, report the ``downloaded`` ones (their
+        slot may download again while they are parsed), pop up to ``wanted`` requests.
 
         If Redis fails, nothing is lost: pushes and leases stay here for the next step.
         Leases are acknowledged only in the step that sends the last push (the links a
@@ -207,6 +214,11 @@ class RedisFrontier(Base):
         if len(self._pushes) > len(pushes):
             done = ()
         done = [request for request in done if request in self.leases]
+        downloaded = [
+            request
+            for request in downloaded
+            if request in self.leases and request not in self.downloaded
+        ]
         args: list = [
             self.key,
             self.worker,
@@ -216,16 +228,21 @@ class RedisFrontier(Base):
             self.worker_partitions,
             self.dupefilter_key,
             "bloom" if self.bloom is not None else "set",
+            self.parse_backlog,
             len(pushes),
         ]
         for push in pushes:
             args.extend(push)
         args.append(len(done))
         args.extend(self.leases[request] for request in done)
+        args.append(len(downloaded))
+        args.extend(self.leases[request] for request in downloaded)
         statuses, popped, queued, everywhere, active, acked, bloom_urls = self._step(args=args)
         del self._pushes[: len(pushes)]
         for request in done:
             del self.leases[request]
+            self.downloaded.discard(request)
+        self.downloaded.update(downloaded)
         result = Step(
             acked=acked,
             popped=len(popped) // 2,
@@ -260,6 +277,7 @@ class RedisFrontier(Base):
         if not known:
             self._buffer.clear()
             self.leases.clear()
+            self.downloaded.clear()
         return reclaimed, bool(known)
 
     def resync(self) -> int:
@@ -274,4 +292,5 @@ class RedisFrontier(Base):
         returned = self._leave(args=[self.key, self.worker, 1])
         self._buffer.clear()
         self.leases.clear()
+        self.downloaded.clear()
         return returned

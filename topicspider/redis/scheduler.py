@@ -133,6 +133,7 @@ class RedisScheduler(BaseScheduler):
             slot_of=crawler.engine.downloader.get_slot_key,
             fingerprint=lambda request: fingerprinter.fingerprint(request).hex(),
             slot_concurrency=settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN"),
+            parse_backlog=settings.getint("TOPIC_PARSE_BACKLOG"),
             delay=settings.getfloat("DOWNLOAD_DELAY"),
             dupefilter_key=dupefilter.key if in_script else "",
             bloom=dupefilter.bloom if isinstance(dupefilter, RedisBloomDupeFilter) else None,
@@ -319,6 +320,18 @@ class RedisScheduler(BaseScheduler):
         in_progress = self._in_progress()
         return [request for request in self.frontier.leases if request not in in_progress]
 
+    def _parsing(self, in_progress: Collection[Request]) -> list[Request]:
+        """Leases downloaded and not yet parsed, with ``TOPIC_PARSE_BACKLOG``: Redis lets
+        their slot download again meanwhile."""
+        if not self.frontier.parse_backlog:
+            return []
+        downloading = self.crawler.engine.downloader.active
+        return [
+            request
+            for request in self.frontier.leases
+            if request in in_progress and request not in downloading
+        ]
+
     def _due(self) -> bool:
         """Whether a round trip is worth it now: there is something to send, or the last
         pop came back short more than a poll interval ago."""
@@ -328,11 +341,16 @@ class RedisScheduler(BaseScheduler):
         if self.frontier.pending or now - self._starved_at >= self.poll_interval:
             return True
         in_progress = self._in_progress()
-        return any(request not in in_progress for request in self.frontier.leases)
+        if any(request not in in_progress for request in self.frontier.leases):
+            return True
+        return any(r not in self.frontier.downloaded for r in self._parsing(in_progress))
 
     def _round_trip(self) -> None:
-        wanted = self.concurrency - len(self._in_progress()) - self.frontier.buffered
-        step = self._redis(self.frontier.step, self._done(), wanted)
+        in_progress = self._in_progress()
+        parsing = self._parsing(in_progress)
+        downloading = len(in_progress) - len(parsing)
+        wanted = self.concurrency - downloading - self.frontier.buffered
+        step = self._redis(self.frontier.step, self._done(), wanted, parsing)
         if step is DOWN:
             return
         self._count(step)

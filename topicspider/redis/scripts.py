@@ -9,12 +9,14 @@ Keys, under the crawl's prefix ``P`` (``topicspider:<crawl id>``):
 ``P:req``              hash       member → serialized request, while queued or in flight
 ``P:where``            hash       fingerprint → ``slot \\t partition \\t member`` while queued
 ``P:size``             hash       partition → number of queued requests
-``P:busy``             hash       slot → requests in flight on it, cluster-wide
-``P:held:<id>``        hash       slot → requests in flight on it from worker ``id``
+``P:busy``             hash       slot → requests downloading on it, cluster-wide
+``P:parsing``          hash       slot → requests downloaded and still being parsed, cluster-wide
+``P:held:<id>``        hash       slot → requests downloading on it from worker ``id``
 ``P:serving:<part>``   set        workers serving a partition, to share its slots fairly
 ``P:partitions``       hash       worker id → the partitions it serves (``0,2``)
 ``P:ready``            hash       slot → time (ms) its next request may start (``DOWNLOAD_DELAY``)
-``P:inflight:<id>``    hash       member → ``slot \\t partition \\t score``: worker ``id``'s lease
+``P:inflight:<id>``    hash       member → ``slot \\t partition \\t score``: worker ``id``'s lease;
+                                  ``\\t d`` appended once the page is downloaded
 ``P:active``           string     requests in flight, cluster-wide
 ``P:workers``          zset       worker id → lease deadline (ms, Redis clock)
 ``P:clock``            string     the Redis time of the last heartbeat of any worker
@@ -56,6 +58,10 @@ local function enqueue(slot, part, member, neg)
   redis.call('HINCRBY', P .. ':size', part, 1)
 end
 
+local function decrement(counts, slot)
+  if redis.call('HINCRBY', counts, slot, -1) <= 0 then redis.call('HDEL', counts, slot) end
+end
+
 -- End a lease: an acknowledged request is forgotten, a given-back one is queued again.
 local function release(worker, member, requeue)
   local key = P .. ':inflight:' .. worker
@@ -63,8 +69,11 @@ local function release(worker, member, requeue)
   if not entry then return 0 end
   redis.call('HDEL', key, member)
   local f = fields(entry)
-  for _, counts in ipairs({P .. ':busy', P .. ':held:' .. worker}) do
-    if redis.call('HINCRBY', counts, f[1], -1) <= 0 then redis.call('HDEL', counts, f[1]) end
+  if f[4] == 'd' then
+    decrement(P .. ':parsing', f[1])
+  else
+    decrement(P .. ':busy', f[1])
+    decrement(P .. ':held:' .. worker, f[1])
   end
   redis.call('DECR', P .. ':active')
   if requeue then
@@ -98,6 +107,7 @@ local delay, wanted = tonumber(ARGV[4]), tonumber(ARGV[5])
 local parts = {}
 for p in string.gmatch(ARGV[6], '[^,]+') do parts[#parts + 1] = p end
 local dupekey, bloom = ARGV[7], ARGV[8] == 'bloom'
+local backlog = tonumber(ARGV[9])
 
 local function rescore(fp, neg, blob)
   local entry = redis.call('HGET', P .. ':where', fp)
@@ -144,8 +154,8 @@ end
 -- mode c: check the crawl's seen-set (ARGV[7], ARGV[8]); n: new by the worker's own
 -- dupefilter; f: dont_filter, always queued; r: seen before, only raise the queued score.
 local statuses = {}
-local i = 10
-for _ = 1, tonumber(ARGV[9]) do
+local i = 11
+for _ = 1, tonumber(ARGV[10]) do
   local mode, fp, slot, part = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
   local neg, blob, bits = ARGV[i + 4], ARGV[i + 5], ARGV[i + 6]
   i = i + 7
@@ -165,23 +175,40 @@ end
 local acked = 0
 local acks = tonumber(ARGV[i])
 for j = i + 1, i + acks do acked = acked + release(worker, ARGV[j], false) end
+i = i + acks + 1
+
+-- Leases whose page is downloaded and being parsed: their slot may download again, up to
+-- `backlog` more pages of it waiting for their parse (TOPIC_PARSE_BACKLOG).
+for j = i + 1, i + tonumber(ARGV[i]) do
+  local key = P .. ':inflight:' .. worker
+  local entry = redis.call('HGET', key, ARGV[j])
+  if entry and fields(entry)[4] == nil then
+    local slot = fields(entry)[1]
+    decrement(P .. ':busy', slot)
+    decrement(P .. ':held:' .. worker, slot)
+    redis.call('HINCRBY', P .. ':parsing', slot, 1)
+    redis.call('HSET', key, ARGV[j], entry .. '\td')
+  end
+end
 
 local now = 0
 if delay > 0 and wanted > 0 then now = now_ms() end
 -- A slot may start a request if it has fewer than `limit` in flight in the cluster and this
 -- worker holds less than its share of them: the limit divided among the workers serving
 -- the partition, so that a worker that frees a slot does not take it back at once forever.
-local busy, held, shares = {}, {}, {}
+local busy, held, parsing, shares = {}, {}, {}, {}
 local function eligible(slot, part)
   if busy[slot] == nil then
     busy[slot] = tonumber(redis.call('HGET', P .. ':busy', slot) or '0')
     held[slot] = tonumber(redis.call('HGET', P .. ':held:' .. worker, slot) or '0')
+    parsing[slot] = tonumber(redis.call('HGET', P .. ':parsing', slot) or '0')
   end
   if shares[part] == nil then
     local serving = math.max(1, redis.call('SCARD', P .. ':serving:' .. part))
     shares[part] = math.ceil(limit / serving)
   end
   if busy[slot] >= limit or held[slot] >= shares[part] then return false end
+  if busy[slot] + parsing[slot] >= limit + backlog then return false end
   if delay > 0 then
     local ready = redis.call('HGET', P .. ':ready', slot)
     if ready and tonumber(ready) > now then return false end
