@@ -82,14 +82,12 @@ class BloomDupeFilter(BaseDupeFilter):
         fingerprinter: RequestFingerprinterProtocol,
         *,
         capacity: int,
-        path: Path | None = None,
         debug: bool = False,
         stats: StatsCollector | None = None,
     ) -> None:
         self.bloom = bloom
         self.fingerprinter = fingerprinter
         self.capacity = capacity
-        self.path = path
         self.debug = debug
         self.stats = stats
         self.logdupes = True
@@ -116,7 +114,6 @@ class BloomDupeFilter(BaseDupeFilter):
             bloom,
             crawler.request_fingerprinter,
             capacity=capacity,
-            path=path,
             debug=settings.getbool("DUPEFILTER_DEBUG"),
             stats=crawler.stats,
         )
