@@ -6,22 +6,36 @@ started again on the same port and folder comes back with its data, as in produc
 
 from __future__ import annotations
 
+import pickle
 import shutil
 import signal
 import socket
 import subprocess
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import redis
 
-__all__ = ["RedisServer"]
+__all__ = ["RedisServer", "leased_paths", "request_path"]
 
 
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def request_path(blob: bytes) -> str:
+    """The URL path of a request as the frontier stores it (``P:req``)."""
+    return urlsplit(pickle.loads(blob)["url"]).path
+
+
+def leased_paths(client: redis.Redis, prefix: str, inflight_key: str) -> set[str]:
+    """URL paths of the requests leased in one worker's ``P:inflight:<id>`` hash."""
+    members = client.hkeys(inflight_key)
+    blobs = client.hmget(f"{prefix}:req", members) if members else []
+    return {request_path(blob) for blob in blobs if blob}
 
 
 class RedisServer:

@@ -8,17 +8,15 @@ The fixture site keeps an access log, so every fetch counts, parsed or not.
 from __future__ import annotations
 
 import os
-import pickle
 import random
 import signal
 import subprocess
 import time
 from collections import Counter
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
-from redis_server import RedisServer
+from redis_server import RedisServer, leased_paths, request_path
 from scrapy import Request, Spider
 from scrapy.utils.test import get_crawler
 
@@ -97,14 +95,10 @@ def request_paths(redis: RedisServer, crawl_id: str) -> tuple[set[str], set[str]
     of the leased ones (popped by a worker, not acknowledged)."""
     state = redis.client()
     prefix = f"topicspider:{crawl_id}"
-
-    def path(blob: bytes) -> str:
-        return urlsplit(pickle.loads(blob)["url"]).path
-
-    every = {path(blob) for blob in state.hvals(f"{prefix}:req")}
+    every = {request_path(blob) for blob in state.hvals(f"{prefix}:req")}
     leased = set()
     for key in state.scan_iter(f"{prefix}:inflight:*"):
-        leased |= {path(state.hget(f"{prefix}:req", member)) for member in state.hkeys(key)}
+        leased |= leased_paths(state, prefix, key)
     return every, leased
 
 

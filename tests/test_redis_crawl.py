@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import pickle
 import signal
 import statistics
 import subprocess
@@ -18,10 +17,9 @@ import time
 from collections import Counter
 from itertools import count
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
-from redis_server import RedisServer
+from redis_server import RedisServer, leased_paths
 from scrapy.settings import Settings
 
 from demo.site import serve
@@ -200,9 +198,7 @@ def leased(redis: RedisServer, crawl_id: str, worker: Worker) -> set[str]:
     prefix = f"topicspider:{crawl_id}"
     for member in state.zrange(f"{prefix}:workers", 0, -1):
         if f":{worker.process.pid}:" in member.decode():
-            held = state.hkeys(f"{prefix}:inflight:{member.decode()}")
-            blobs = state.hmget(f"{prefix}:req", held) if held else []
-            return {urlsplit(pickle.loads(blob)["url"]).path for blob in blobs if blob}
+            return leased_paths(state, prefix, f"{prefix}:inflight:{member.decode()}")
     return set()
 
 

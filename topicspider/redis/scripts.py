@@ -179,15 +179,15 @@ i = i + acks + 1
 
 -- Leases whose page is downloaded and being parsed: their slot may download again, up to
 -- `backlog` more pages of it waiting for their parse (TOPIC_PARSE_BACKLOG).
+local inflight = P .. ':inflight:' .. worker
 for j = i + 1, i + tonumber(ARGV[i]) do
-  local key = P .. ':inflight:' .. worker
-  local entry = redis.call('HGET', key, ARGV[j])
-  if entry and fields(entry)[4] == nil then
-    local slot = fields(entry)[1]
-    decrement(P .. ':busy', slot)
-    decrement(P .. ':held:' .. worker, slot)
-    redis.call('HINCRBY', P .. ':parsing', slot, 1)
-    redis.call('HSET', key, ARGV[j], entry .. '\td')
+  local entry = redis.call('HGET', inflight, ARGV[j])
+  local f = entry and fields(entry)
+  if f and f[4] == nil then
+    decrement(P .. ':busy', f[1])
+    decrement(P .. ':held:' .. worker, f[1])
+    redis.call('HINCRBY', P .. ':parsing', f[1], 1)
+    redis.call('HSET', inflight, ARGV[j], entry .. '\td')
   end
 end
 
