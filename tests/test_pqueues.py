@@ -1,10 +1,19 @@
 import random
+from types import SimpleNamespace
 
 import pytest
 from scrapy import Request, Spider
+from scrapy.core.downloader import Downloader, Slot
 from scrapy.utils.test import get_crawler
 
-from topicspider.pqueues import DiskQueue, MemoryQueue, ScorePriorityQueue, SpillQueue, score_of
+from topicspider.pqueues import (
+    LINKS_QUEUED_KEY,
+    DiskQueue,
+    MemoryQueue,
+    ScorePriorityQueue,
+    SpillQueue,
+    score_of,
+)
 
 
 class QueueSpider(Spider):
@@ -96,22 +105,25 @@ def test_disk_queue_survives_close_and_reopen(crawler, tmp_path):
     second.close()
 
 
+def slot_queue(parse_backlog: int = 0) -> tuple[ScorePriorityQueue, set[Request], Downloader]:
+    """A queue reading the two parts of an engine it needs, one connection per host: the
+    requests in progress and the downloader (a real engine needs a running reactor; the
+    end-to-end crawl tests cover that)."""
+    crawler = get_crawler(QueueSpider, {"CONCURRENT_REQUESTS_PER_DOMAIN": 1})
+    crawler.spider = QueueSpider()
+    downloader = Downloader(crawler)
+    in_progress: set[Request] = set()
+    engine = SimpleNamespace(downloader=downloader, _slot=SimpleNamespace(inprogress=in_progress))
+    queue = ScorePriorityQueue(
+        MemoryQueue(), crawler.request_fingerprinter, engine, parse_backlog=parse_backlog
+    )
+    return queue, in_progress, downloader
+
+
 def test_requests_of_busy_slots_wait_for_room():
     """A slot with as many requests in progress (downloading or not yet parsed) as its
     concurrency gets nothing more; other slots still do."""
-    from types import SimpleNamespace
-
-    from scrapy.core.downloader import Downloader
-
-    crawler = get_crawler(QueueSpider, {"CONCURRENT_REQUESTS_PER_DOMAIN": 1})
-    crawler.spider = QueueSpider()
-    # The two parts of the engine the queue reads (a real engine needs a running reactor;
-    # the end-to-end crawl tests cover that).
-    in_progress: set[Request] = set()
-    engine = SimpleNamespace(
-        downloader=Downloader(crawler), _slot=SimpleNamespace(inprogress=in_progress)
-    )
-    queue = ScorePriorityQueue(MemoryQueue(), crawler.request_fingerprinter, engine)
+    queue, in_progress, _ = slot_queue()
     queue.push(request("busy-best", 0.9))
     other = Request("http://localhost/other", meta={"topic_score": 0.1})
     queue.push(other)
@@ -127,18 +139,7 @@ def test_requests_of_busy_slots_wait_for_room():
 def test_a_slot_downloads_while_its_pages_are_parsed_up_to_the_backlog():
     """With TOPIC_PARSE_BACKLOG=1 a slot whose page is downloaded and being parsed starts
     its next download; with a second page parsing, or a download running, it waits."""
-    from types import SimpleNamespace
-
-    from scrapy.core.downloader import Downloader, Slot
-
-    crawler = get_crawler(QueueSpider, {"CONCURRENT_REQUESTS_PER_DOMAIN": 1})
-    crawler.spider = QueueSpider()
-    downloader = Downloader(crawler)
-    in_progress: set[Request] = set()
-    engine = SimpleNamespace(downloader=downloader, _slot=SimpleNamespace(inprogress=in_progress))
-    queue = ScorePriorityQueue(
-        MemoryQueue(), crawler.request_fingerprinter, engine, parse_backlog=1
-    )
+    queue, in_progress, downloader = slot_queue(parse_backlog=1)
     for name in ("a", "b", "c"):
         queue.push(request(name, 0.5))
     downloader.slots["127.0.0.1"] = slot = Slot(concurrency=1, delay=0)
@@ -153,6 +154,18 @@ def test_a_slot_downloads_while_its_pages_are_parsed_up_to_the_backlog():
     assert queue.pop() is None  # two pages in progress: the download and the backlog of 1
     in_progress.clear()
     assert queue.pop().url.endswith("/b")
+
+
+def test_a_page_whose_links_are_queued_no_longer_holds_its_slot():
+    """The engine keeps a request in progress until its item is stored; once the spider has
+    queued the page's links, the slot's next choice cannot gain from waiting any longer."""
+    queue, in_progress, _ = slot_queue()
+    queue.push(request("next", 0.5))
+    parsed = request("parsed")
+    in_progress.add(parsed)
+    assert queue.pop() is None
+    parsed.meta[LINKS_QUEUED_KEY] = True
+    assert queue.pop().url.endswith("/next")
 
 
 def test_best_request_across_slots(queue):

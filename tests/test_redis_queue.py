@@ -217,6 +217,31 @@ def test_a_slot_downloads_while_its_pages_are_parsed_up_to_the_backlog(make_fron
     assert take(second, wanted=1) == ["p1"]
 
 
+def test_a_page_whose_links_are_queued_frees_its_slot_but_keeps_its_lease(make_frontier, prefix):
+    """Without a parse backlog a slot waits for its pages' links, not for their items to be
+    stored; the lease holds until acknowledged, and goes back if its worker dies first."""
+    first, second = make_frontier("w1", limit=1), make_frontier("w2", limit=1)
+    for i in range(3):
+        first.push(request(f"p{i}", 0.9 - i / 10))
+    first.step(wanted=10)
+    assert paths(first) == ["/p0"]
+    p0 = next(iter(first.leases))
+    first.step(downloaded=[p0], wanted=10)
+    assert paths(first) == [], "no backlog: p0's links are not in yet"
+    first.push(request("child", 0.95))
+    first.step(links_queued=[p0, p0], wanted=10)  # reported twice, counted once
+    assert paths(first) == ["/child"], "p0's links are in: the best of them is next"
+    assert first.server.hget(f"{prefix}:busy", "a.test") == b"1"
+    assert not first.server.hexists(f"{prefix}:parsing", "a.test")
+    assert first.active == 2, "p0 is still leased until acknowledged"
+    first.heartbeat(0.2)
+    time.sleep(0.3)
+    assert second.heartbeat(60) == (2, True)
+    assert not first.server.hexists(f"{prefix}:busy", "a.test")
+    assert take(second, wanted=1) == ["child"]
+    assert take(second, wanted=1) == ["p0"]
+
+
 def test_a_high_scoring_host_does_not_starve_the_others(make_frontier):
     frontier = make_frontier(limit=2)
     for i in range(10):

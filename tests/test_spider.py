@@ -135,7 +135,7 @@ def test_best_first_beats_breadth_first_within_the_same_budget(site, site_url, t
         first = paths(read_jsonl(out / "fetch.jsonl"))[:budget]
         harvest[strategy] = sum(path in site.on_topic for path in first)
     assert harvest["best_first"] > harvest["bfs"]
-    assert harvest["best_first"] >= 6
+    assert harvest["best_first"] >= 9
 
 
 def test_jobdir_pause_and_resume_fetches_nothing_twice(site, site_url, tmp_path, serial_crawl):
@@ -242,3 +242,20 @@ def test_unreachable_seed_is_reported_and_crawl_ends(tmp_path):
     assert result.returncode == 0
     assert "Connection refused" in result.stderr or "ConnectionRefused" in result.stderr
     assert "fetched 0 pages" in result.stderr
+
+
+def test_a_page_frees_its_slot_only_once_every_link_is_handed_over():
+    """The scheduler may choose the slot's next request as soon as the page's links are all
+    in (not when its item is stored), and no sooner."""
+    from scrapy import Request
+
+    from topicspider.pqueues import LINKS_QUEUED_KEY
+    from topicspider.spiders.topic import _handed_over
+
+    page = Request("http://127.0.0.1/page")
+    outputs = _handed_over(page, [Request("http://127.0.0.1/a"), Request("http://127.0.0.1/b")])
+    next(outputs)
+    next(outputs)
+    assert LINKS_QUEUED_KEY not in page.meta
+    assert list(outputs) == []
+    assert page.meta[LINKS_QUEUED_KEY] is True

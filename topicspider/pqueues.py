@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 __all__ = [
+    "LINKS_QUEUED_KEY",
+    "SCORE_KEY",
     "DiskQueue",
     "MemoryQueue",
     "ScorePriorityQueue",
@@ -53,6 +55,11 @@ logger = logging.getLogger(__name__)
 
 #: The request meta key holding the float score the queue orders by.
 SCORE_KEY = "topic_score"
+
+#: Set by the spider on a request once every link of its page is in the scheduler: from
+#: then on the request no longer holds its slot back, though the engine keeps it in
+#: progress until the page's item is stored.
+LINKS_QUEUED_KEY = "topic_links_queued"
 
 #: (-score, sequence): smaller pops first; the sequence breaks ties first in, first out.
 Order = tuple[float, int]
@@ -488,14 +495,20 @@ class ScorePriorityQueue:
         return urlsplit(request.url).hostname or ""
 
     def _in_progress(self) -> Counter[str]:
-        """Requests per slot handed to the engine and not yet parsed.
+        """Requests per slot handed to the engine whose links are not all queued yet.
 
         The parse counts, not just the download: a fast server answers sooner
         than pages are scored, and a request handed out then is chosen without
-        the links they hold (see ``_has_room``). Scrapy keeps that set as the engine
-        slot's ``inprogress`` (not public API; pinned by the Scrapy version range).
+        the links they hold (see ``_has_room``). Storing the page's item does not:
+        the choice cannot gain from waiting for it. Scrapy keeps the requests in
+        progress as the engine slot's ``inprogress`` (not public API; pinned by the
+        Scrapy version range).
         """
-        return Counter(self._slot(request) for request in self._requests_in_progress())
+        return Counter(
+            self._slot(request)
+            for request in self._requests_in_progress()
+            if not request.meta.get(LINKS_QUEUED_KEY)
+        )
 
     def _requests_in_progress(self) -> Collection[Request]:
         engine_slot = getattr(self.engine, "_slot", None)

@@ -129,6 +129,8 @@ class RedisFrontier(Base):
         self.leases: dict[Request, bytes] = {}
         #: Leases whose download Redis knows is over (the page is being parsed).
         self.downloaded: set[Request] = set()
+        #: Leases whose links Redis knows are all queued (they no longer hold their slot).
+        self.links_queued: set[Request] = set()
         #: The crawl's state as of the last step (see ``Step``).
         self.queued = self.queued_everywhere = self.active = 0
 
@@ -200,25 +202,28 @@ class RedisFrontier(Base):
     # --- round trips -------------------------------------------------------------
 
     def step(
-        self, done: Iterable[Request] = (), wanted: int = 0, downloaded: Iterable[Request] = ()
+        self,
+        done: Iterable[Request] = (),
+        wanted: int = 0,
+        downloaded: Iterable[Request] = (),
+        links_queued: Iterable[Request] = (),
     ) -> Step:
         """Send pushes, acknowledge the ``done`` leases, report the ``downloaded`` ones (their
-        slot may download again while they are parsed), pop up to ``wanted`` requests.
+        slot may download again while they are parsed) and those whose links are all
+        ``links_queued`` (they no longer hold their slot), pop up to ``wanted`` requests.
 
         If Redis fails, nothing is lost: pushes and leases stay here for the next step.
-        Leases are acknowledged only in the step that sends the last push (the links a
-        finished request found may be among them), so a worker that dies between two
-        steps loses no link: its request is fetched again instead.
+        Leases are acknowledged, or reported with their links queued, only in the step that
+        sends the last push (the links a finished request found may be among them), so a
+        worker that dies between two steps loses no link: its request is fetched again
+        instead, and no slot chooses before the links are in Redis.
         """
         pushes = self._pushes[: self.MAX_PUSHES]
         if len(self._pushes) > len(pushes):
-            done = ()
+            done = links_queued = ()
         done = [request for request in done if request in self.leases]
-        downloaded = [
-            request
-            for request in downloaded
-            if request in self.leases and request not in self.downloaded
-        ]
+        downloaded = self._news(downloaded, self.downloaded)
+        links_queued = self._news(links_queued, self.links_queued)
         args: list = [
             self.key,
             self.worker,
@@ -237,12 +242,16 @@ class RedisFrontier(Base):
         args.extend(self.leases[request] for request in done)
         args.append(len(downloaded))
         args.extend(self.leases[request] for request in downloaded)
+        args.append(len(links_queued))
+        args.extend(self.leases[request] for request in links_queued)
         statuses, popped, queued, everywhere, active, acked, bloom_urls = self._step(args=args)
         del self._pushes[: len(pushes)]
         for request in done:
             del self.leases[request]
             self.downloaded.discard(request)
+            self.links_queued.discard(request)
         self.downloaded.update(downloaded)
+        self.links_queued.update(links_queued)
         result = Step(
             acked=acked,
             popped=len(popped) // 2,
@@ -265,6 +274,10 @@ class RedisFrontier(Base):
         self.queued, self.queued_everywhere, self.active = queued, everywhere, active
         return result
 
+    def _news(self, requests: Iterable[Request], reported: set[Request]) -> list[Request]:
+        """The leases among ``requests`` not yet ``reported`` in that state."""
+        return [r for r in requests if r in self.leases and r not in reported]
+
     def heartbeat(self, lease: float) -> tuple[int, bool]:
         """Renew this worker's lease and give back dead workers' requests.
 
@@ -278,6 +291,7 @@ class RedisFrontier(Base):
             self._buffer.clear()
             self.leases.clear()
             self.downloaded.clear()
+            self.links_queued.clear()
         return reclaimed, bool(known)
 
     def resync(self) -> int:
@@ -293,4 +307,5 @@ class RedisFrontier(Base):
         self._buffer.clear()
         self.leases.clear()
         self.downloaded.clear()
+        self.links_queued.clear()
         return returned

@@ -41,6 +41,7 @@ from twisted.internet.defer import Deferred
 from twisted.internet.task import deferLater
 
 from topicspider.exceptions import ConfigError
+from topicspider.pqueues import LINKS_QUEUED_KEY
 from topicspider.redis.connection import UNAVAILABLE, address, crawl_id, get_client, key_prefix
 from topicspider.redis.crawl import CrawlRecord
 from topicspider.redis.dupefilter import RedisBloomDupeFilter, RedisDupeFilter, seen_set
@@ -329,7 +330,18 @@ class RedisScheduler(BaseScheduler):
         return [
             request
             for request in self.frontier.leases
-            if request in in_progress and request not in downloading
+            if request in in_progress
+            and request not in downloading
+            and not request.meta.get(LINKS_QUEUED_KEY)
+        ]
+
+    def _links_queued(self, in_progress: Collection[Request]) -> list[Request]:
+        """Leases whose links are all queued, their item maybe still being stored: they
+        hold no slot in Redis, and are acknowledged once the engine is done with them."""
+        return [
+            request
+            for request in self.frontier.leases
+            if request in in_progress and request.meta.get(LINKS_QUEUED_KEY)
         ]
 
     def _due(self) -> bool:
@@ -343,14 +355,17 @@ class RedisScheduler(BaseScheduler):
         in_progress = self._in_progress()
         if any(request not in in_progress for request in self.frontier.leases):
             return True
-        return any(r not in self.frontier.downloaded for r in self._parsing(in_progress))
+        return any(r not in self.frontier.downloaded for r in self._parsing(in_progress)) or any(
+            r not in self.frontier.links_queued for r in self._links_queued(in_progress)
+        )
 
     def _round_trip(self) -> None:
         in_progress = self._in_progress()
         parsing = self._parsing(in_progress)
-        downloading = len(in_progress) - len(parsing)
+        links_queued = self._links_queued(in_progress)
+        downloading = len(in_progress) - len(parsing) - len(links_queued)
         wanted = self.concurrency - downloading - self.frontier.buffered
-        step = self._redis(self.frontier.step, self._done(), wanted, parsing)
+        step = self._redis(self.frontier.step, self._done(), wanted, parsing, links_queued)
         if step is DOWN:
             return
         self._count(step)

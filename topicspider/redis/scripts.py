@@ -16,7 +16,8 @@ Keys, under the crawl's prefix ``P`` (``topicspider:<crawl id>``):
 ``P:partitions``       hash       worker id → the partitions it serves (``0,2``)
 ``P:ready``            hash       slot → time (ms) its next request may start (``DOWNLOAD_DELAY``)
 ``P:inflight:<id>``    hash       member → ``slot \\t partition \\t score``: worker ``id``'s lease;
-                                  ``\\t d`` appended once the page is downloaded
+                                  ``\\t d`` appended once the page is downloaded, ``\\t q`` once
+                                  its links are queued (it holds no slot, only the lease)
 ``P:active``           string     requests in flight, cluster-wide
 ``P:workers``          zset       worker id → lease deadline (ms, Redis clock)
 ``P:clock``            string     the Redis time of the last heartbeat of any worker
@@ -62,6 +63,16 @@ local function decrement(counts, slot)
   if redis.call('HINCRBY', counts, slot, -1) <= 0 then redis.call('HDEL', counts, slot) end
 end
 
+-- A lease stops holding its slot: downloading, or downloaded and parsing (state 'd').
+local function free(worker, f)
+  if f[4] == 'd' then
+    decrement(P .. ':parsing', f[1])
+  elseif f[4] == nil then
+    decrement(P .. ':busy', f[1])
+    decrement(P .. ':held:' .. worker, f[1])
+  end
+end
+
 -- End a lease: an acknowledged request is forgotten, a given-back one is queued again.
 local function release(worker, member, requeue)
   local key = P .. ':inflight:' .. worker
@@ -69,12 +80,7 @@ local function release(worker, member, requeue)
   if not entry then return 0 end
   redis.call('HDEL', key, member)
   local f = fields(entry)
-  if f[4] == 'd' then
-    decrement(P .. ':parsing', f[1])
-  else
-    decrement(P .. ':busy', f[1])
-    decrement(P .. ':held:' .. worker, f[1])
-  end
+  free(worker, f)
   redis.call('DECR', P .. ':active')
   if requeue then
     enqueue(f[1], f[2], member, f[3])
@@ -184,10 +190,22 @@ for j = i + 1, i + tonumber(ARGV[i]) do
   local entry = redis.call('HGET', inflight, ARGV[j])
   local f = entry and fields(entry)
   if f and f[4] == nil then
-    decrement(P .. ':busy', f[1])
-    decrement(P .. ':held:' .. worker, f[1])
+    free(worker, f)
     redis.call('HINCRBY', P .. ':parsing', f[1], 1)
     redis.call('HSET', inflight, ARGV[j], entry .. '\td')
+  end
+end
+i = i + tonumber(ARGV[i]) + 1
+
+-- Leases whose links are all queued: the slot's next choice cannot gain from waiting for
+-- them, so they hold no slot; they stay leased until acknowledged (their item may still be
+-- being stored).
+for j = i + 1, i + tonumber(ARGV[i]) do
+  local entry = redis.call('HGET', inflight, ARGV[j])
+  local f = entry and fields(entry)
+  if f and f[4] ~= 'q' then
+    free(worker, f)
+    redis.call('HSET', inflight, ARGV[j], f[1] .. '\t' .. f[2] .. '\t' .. f[3] .. '\tq')
   end
 end
 

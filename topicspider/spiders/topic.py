@@ -18,7 +18,7 @@ from topicspider.exceptions import ConfigError
 from topicspider.importance import Opic
 from topicspider.items import PageItem
 from topicspider.keywords import KeywordVector, load_keywords
-from topicspider.pqueues import SCORE_KEY
+from topicspider.pqueues import LINKS_QUEUED_KEY, SCORE_KEY
 from topicspider.redis.crawl import check_settings
 from topicspider.relevance import (
     SEED_SCORE,
@@ -70,6 +70,19 @@ def _skip_reason(response: Any) -> str | None:
     if b"\x00" in head or controls > len(head) // 20:
         return "binary"
     return None
+
+
+def _handed_over(
+    request: Request, outputs: list[PageItem | Request]
+) -> Iterator[PageItem | Request]:
+    """Yield the outputs, then tell the scheduler that the page's links are all queued.
+
+    Scrapy pulls a callback's outputs one by one through the spider middlewares and
+    queues each request as it comes, so the line after the last ``yield`` runs once
+    they all are.
+    """
+    yield from outputs
+    request.meta[LINKS_QUEUED_KEY] = True
 
 
 class TopicSpider(Spider):
@@ -196,11 +209,11 @@ class TopicSpider(Spider):
         for url in self.seeds:
             yield Request(url, meta={SCORE_KEY: SEED_SCORE, TUNNEL_KEY: 0}, errback=self.failed)
 
-    async def parse(self, response: Any) -> list[PageItem | Request]:
+    async def parse(self, response: Any) -> Iterator[PageItem | Request]:
         """The page's item if it is on topic, and requests for its links.
 
-        A list, not an async generator: Scrapy then hands the outputs on at once,
-        instead of parking its item workers while the page is being analyzed.
+        Not an async generator: the page is judged at once and Scrapy's item workers
+        are not parked while it is being analyzed.
         """
         self.host_pages[urlsplit(response.url).hostname or ""] += 1
         skipped = _skip_reason(response)
@@ -214,7 +227,7 @@ class TopicSpider(Spider):
             self.crawler.stats.inc_value("topic/skipped/analysis_failed")
             logger.error("Could not analyze %s: %s", response.url, error)
             return []
-        return list(self._judge(response, page))
+        return _handed_over(response.request, list(self._judge(response, page)))
 
     def _judge(self, response: TextResponse, page: PageAnalysis) -> Iterator[PageItem | Request]:
         stats = self.crawler.stats
