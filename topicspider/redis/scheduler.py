@@ -30,7 +30,7 @@ import os
 import secrets
 import socket
 from time import monotonic
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from scrapy import signals
 from scrapy.core.scheduler import BaseScheduler
@@ -62,6 +62,18 @@ __all__ = ["RedisScheduler"]
 
 #: What ``_redis`` returns when Redis could not be reached.
 DOWN = object()
+
+
+class Leases(NamedTuple):
+    """A worker's leases by how far the engine has taken them."""
+
+    #: Downloaded, parsed and stored: to acknowledge.
+    done: list[Request]
+    #: Downloaded, being parsed: reported with ``TOPIC_PARSE_BACKLOG``, their slot may
+    #: download again meanwhile.
+    parsing: list[Request]
+    #: Links all queued, item maybe still being stored: they hold no slot in Redis.
+    links_queued: list[Request]
 
 
 def worker_id() -> str:
@@ -240,9 +252,9 @@ class RedisScheduler(BaseScheduler):
         self.df.close(reason)
 
     def _leave(self) -> int:
-        self._count(self.frontier.step(self._done(), 0))
+        self._count(self.frontier.step(self._leases().done, 0))
         while self.frontier.pending:
-            self._count(self.frontier.step(self._done(), 0))
+            self._count(self.frontier.step(self._leases().done, 0))
         return self.frontier.leave()
 
     # --- the engine's interface ----------------------------------------------------
@@ -317,32 +329,19 @@ class RedisScheduler(BaseScheduler):
         engine slot's ``inprogress``, as ``topicspider.pqueues`` reads it."""
         return getattr(getattr(self.crawler.engine, "_slot", None), "inprogress", ())
 
-    def _done(self) -> list[Request]:
+    def _leases(self) -> Leases:
+        """This worker's leases by how far the engine has taken them, in one pass."""
         in_progress = self._in_progress()
-        return [request for request in self.frontier.leases if request not in in_progress]
-
-    def _parsing(self, in_progress: Collection[Request]) -> list[Request]:
-        """Leases downloaded and not yet parsed, with ``TOPIC_PARSE_BACKLOG``: Redis lets
-        their slot download again meanwhile."""
-        if not self.frontier.parse_backlog:
-            return []
-        downloading = self.crawler.engine.downloader.active
-        return [
-            request
-            for request in self.frontier.leases
-            if request in in_progress
-            and request not in downloading
-            and not request.meta.get(LINKS_QUEUED_KEY)
-        ]
-
-    def _links_queued(self, in_progress: Collection[Request]) -> list[Request]:
-        """Leases whose links are all queued, their item maybe still being stored: they
-        hold no slot in Redis, and are acknowledged once the engine is done with them."""
-        return [
-            request
-            for request in self.frontier.leases
-            if request in in_progress and request.meta.get(LINKS_QUEUED_KEY)
-        ]
+        downloading = self.crawler.engine.downloader.active if self.frontier.parse_backlog else ()
+        leases = Leases([], [], [])
+        for request in self.frontier.leases:
+            if request not in in_progress:
+                leases.done.append(request)
+            elif request.meta.get(LINKS_QUEUED_KEY):
+                leases.links_queued.append(request)
+            elif self.frontier.parse_backlog and request not in downloading:
+                leases.parsing.append(request)
+        return leases
 
     def _due(self) -> bool:
         """Whether a round trip is worth it now: there is something to send, or the last
@@ -352,20 +351,20 @@ class RedisScheduler(BaseScheduler):
             return now - self._last_try >= self.retry_interval
         if self.frontier.pending or now - self._starved_at >= self.poll_interval:
             return True
-        in_progress = self._in_progress()
-        if any(request not in in_progress for request in self.frontier.leases):
-            return True
-        return any(r not in self.frontier.downloaded for r in self._parsing(in_progress)) or any(
-            r not in self.frontier.links_queued for r in self._links_queued(in_progress)
+        leases = self._leases()
+        return (
+            bool(leases.done)
+            or any(r not in self.frontier.downloaded for r in leases.parsing)
+            or any(r not in self.frontier.links_queued for r in leases.links_queued)
         )
 
     def _round_trip(self) -> None:
-        in_progress = self._in_progress()
-        parsing = self._parsing(in_progress)
-        links_queued = self._links_queued(in_progress)
-        downloading = len(in_progress) - len(parsing) - len(links_queued)
-        wanted = self.concurrency - downloading - self.frontier.buffered
-        step = self._redis(self.frontier.step, self._done(), wanted, parsing, links_queued)
+        leases = self._leases()
+        holding = len(self._in_progress()) - len(leases.parsing) - len(leases.links_queued)
+        wanted = self.concurrency - holding - self.frontier.buffered
+        step = self._redis(
+            self.frontier.step, leases.done, wanted, leases.parsing, leases.links_queued
+        )
         if step is DOWN:
             return
         self._count(step)
