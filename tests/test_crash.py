@@ -4,7 +4,6 @@ fetched twice except the ones in flight at the kill; with either dupefilter."""
 
 from __future__ import annotations
 
-import os
 import pickle
 import random
 import signal
@@ -16,29 +15,31 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from demo.crawl import SCRAPY
-from tests.test_spider import ONE_AT_A_TIME, ROOT, crawl_command, paths, read_jsonl
+from tests.test_spider import (
+    ONE_AT_A_TIME,
+    crawl_command,
+    paths,
+    read_jsonl,
+    scrapy,
+    start_scrapy,
+)
 
 
 @pytest.mark.parametrize(("seed", "dupefilter"), [(1, "exact"), (2, "bloom")])
 def test_kill_9_and_resume(site, site_url, tmp_path, serial_crawl, seed, dupefilter):
     kill_after = random.Random(seed).randint(3, 25)
     out, jobdir = tmp_path / "out", tmp_path / "job"
-    command = [
-        *SCRAPY,
-        *crawl_command(
-            site_url,
-            site,
-            out,
-            f"JOBDIR={jobdir}",
-            *ONE_AT_A_TIME,
-            "DOWNLOAD_DELAY=0.05",
-            "TOPIC_DUPLICATE_DISTANCE=-1",  # so that every accepted page is stored
-            f"TOPIC_DUPEFILTER={dupefilter}",
-        ),
-    ]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+    command = crawl_command(
+        site_url,
+        site,
+        out,
+        f"JOBDIR={jobdir}",
+        *ONE_AT_A_TIME,
+        "DOWNLOAD_DELAY=0.05",
+        "TOPIC_DUPLICATE_DISTANCE=-1",  # so that every accepted page is stored
+        f"TOPIC_DUPEFILTER={dupefilter}",
+    )
+    process = start_scrapy(*command, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 90
     while len(read_jsonl(out / "fetch.jsonl")) < kill_after and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -53,9 +54,7 @@ def test_kill_9_and_resume(site, site_url, tmp_path, serial_crawl, seed, dupefil
         }
     assert queued, "nothing was queued at the kill"
 
-    resumed = subprocess.run(
-        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240
-    )
+    resumed = scrapy(*command)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     rows = read_jsonl(out / "fetch.jsonl")
     fetched = paths(rows)

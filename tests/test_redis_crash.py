@@ -7,7 +7,6 @@ The fixture site keeps an access log, so every fetch counts, parsed or not.
 
 from __future__ import annotations
 
-import os
 import random
 import signal
 import subprocess
@@ -20,9 +19,8 @@ from redis_server import RedisServer, leased_paths, request_path
 from scrapy import Request, Spider
 from scrapy.utils.test import get_crawler
 
-from demo.crawl import SCRAPY
 from demo.site import serve
-from tests.test_spider import ROOT, crawl_command, paths, read_jsonl
+from tests.test_spider import crawl_command, paths, read_jsonl, scrapy, start_scrapy
 from topicspider.redis.connection import get_client
 from topicspider.redis.queue import RedisFrontier
 
@@ -72,22 +70,9 @@ def lines(path: Path) -> int:
 
 
 def command(site_url, site, out: Path, redis: RedisServer, crawl_id: str) -> list[str]:
-    return [
-        *SCRAPY,
-        *crawl_command(
-            site_url,
-            site,
-            out,
-            f"REDIS_URL={redis.url}",
-            f"TOPIC_CRAWL_ID={crawl_id}",
-            *SETTINGS,
-        ),
-    ]
-
-
-def run(args: list[str]) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
+    return crawl_command(
+        site_url, site, out, f"REDIS_URL={redis.url}", f"TOPIC_CRAWL_ID={crawl_id}", *SETTINGS
+    )
 
 
 def request_paths(redis: RedisServer, crawl_id: str) -> tuple[set[str], set[str]]:
@@ -115,7 +100,7 @@ def unbroken(site, redis_server, tmp_path_factory):
     out = tmp_path_factory.mktemp("unbroken")
     server, url = serve(site.root)
     try:
-        result = run(command(url, site, out, redis_server, "unbroken"))
+        result = scrapy(*command(url, site, out, redis_server, "unbroken"))
     finally:
         server.shutdown()
         server.server_close()
@@ -152,9 +137,8 @@ def test_kill_9_and_resume_with_the_same_command(
     crawl_id = f"crash-{seed}"
     out = tmp_path / "out"
     args = command(url, site, out, redis_server, crawl_id)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     index = out / "pages" / "index.jsonl"
-    process = subprocess.Popen(args, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+    process = start_scrapy(*args, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 90
         while lines(index) < stored_at_kill:
@@ -168,7 +152,7 @@ def test_kill_9_and_resume_with_the_same_command(
     waiting, leased = request_paths(redis_server, crawl_id)
     assert waiting, "nothing was queued or in flight at the kill"
 
-    resumed = run(args)  # the same command, seeds included
+    resumed = scrapy(*args)  # the same command, seeds included
     assert_clean(resumed, crawl_id)
     assert f"Joined crawl '{crawl_id}'" in resumed.stderr, "the crawl started again from scratch"
     if leased:

@@ -9,7 +9,6 @@ MariaDB. The passwords hold characters a URL must quote.
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import time
@@ -19,9 +18,9 @@ from urllib.parse import quote
 import pytest
 from redis_server import RedisServer
 
-from demo.crawl import SCRAPY, topic_args
+from demo.crawl import topic_args
 from demo.mariadb import free_port
-from tests.test_spider import ROOT, scrapy
+from tests.test_spider import scrapy, start_scrapy
 
 REDIS_PASSWORD = "R3d!s-k3y/p@ss:99#%"
 USER, USER_PASSWORD = "crawler", "Us3r-k3y p@ss/wörd:7"
@@ -157,10 +156,8 @@ def test_an_unreachable_redis_is_waited_for_without_showing_the_password(site, s
     url = redis_url(free_port(), USER, REDIS_PASSWORD)  # nothing listens there
     log = tmp_path / "stderr.log"
     with log.open("w") as stderr:
-        worker = subprocess.Popen(
-            [*SCRAPY, *crawl_args(site_url, site, tmp_path, f"REDIS_URL={url}")],
-            cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        worker = start_scrapy(
+            *crawl_args(site_url, site, tmp_path, f"REDIS_URL={url}"),
             stdout=subprocess.DEVNULL,
             stderr=stderr,
         )

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 from urllib.request import urlopen
 
@@ -16,17 +17,21 @@ import pytest
 from demo.crawl import SCRAPY, topic_args
 
 ROOT = Path(__file__).resolve().parent.parent
+#: A `scrapy` subprocess imports the project from its folder, wherever it runs.
+SCRAPY_ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
 def scrapy(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    """`scrapy ARGS` run to its end, its output captured."""
     return subprocess.run(
-        [*SCRAPY, *args],
-        cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=240,
+        [*SCRAPY, *args], cwd=cwd, env=SCRAPY_ENV, capture_output=True, text=True, timeout=240
     )
+
+
+def start_scrapy(*args: str, **popen: Any) -> subprocess.Popen:
+    """`scrapy ARGS` started in the project folder and left running (``popen``: where its
+    output goes)."""
+    return subprocess.Popen([*SCRAPY, *args], cwd=ROOT, env=SCRAPY_ENV, **popen)
 
 
 def crawl_command(site_url: str, site, out: Path, *settings: str, keywords: str = "sports"):
@@ -161,14 +166,10 @@ def test_ctrl_c_pauses_and_the_same_command_resumes(site, site_url, tmp_path, se
 
     jobdir = tmp_path / "job"
     out = tmp_path / "paused"
-    command = [
-        *SCRAPY,
-        *crawl_command(
-            site_url, site, out, f"JOBDIR={jobdir}", *ONE_AT_A_TIME, "DOWNLOAD_DELAY=0.2"
-        ),
-    ]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
+    command = crawl_command(
+        site_url, site, out, f"JOBDIR={jobdir}", *ONE_AT_A_TIME, "DOWNLOAD_DELAY=0.2"
+    )
+    process = start_scrapy(*command, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while len(read_jsonl(out / "fetch.jsonl")) < 4 and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -178,9 +179,7 @@ def test_ctrl_c_pauses_and_the_same_command_resumes(site, site_url, tmp_path, se
     paused = paths(read_jsonl(out / "fetch.jsonl"))
     assert len(paused) < len(full)
 
-    resumed = subprocess.run(
-        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240
-    )
+    resumed = scrapy(*command)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     fetched = paths(read_jsonl(out / "fetch.jsonl"))
     assert len(fetched) == len(set(fetched)), "a page was fetched twice"

@@ -11,9 +11,16 @@ import sys
 import time
 from pathlib import Path
 
-from demo.crawl import SCRAPY
 from tests.test_analysis import KEYWORDS, PAGE
-from tests.test_spider import ONE_AT_A_TIME, ROOT, crawl_command, paths, read_jsonl, scrapy
+from tests.test_spider import (
+    ONE_AT_A_TIME,
+    ROOT,
+    crawl_command,
+    paths,
+    read_jsonl,
+    scrapy,
+    start_scrapy,
+)
 from topicspider.analysis import Analyzer
 
 
@@ -90,14 +97,8 @@ def workers_of(pid: int) -> list[int]:
 
 def test_a_worker_killed_with_a_page_in_hand_loses_nothing(site, site_url, serial_crawl, tmp_path):
     out = tmp_path / "out"
-    command = [*SCRAPY, *crawl_command(site_url, site, out, *ONE_AT_A_TIME, "DOWNLOAD_DELAY=0.05")]
-    process = subprocess.Popen(
-        command,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    command = crawl_command(site_url, site, out, *ONE_AT_A_TIME, "DOWNLOAD_DELAY=0.05")
+    process = start_scrapy(*command, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
         while len(read_jsonl(out / "fetch.jsonl")) < 5 and time.monotonic() < deadline:
