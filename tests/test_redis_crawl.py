@@ -209,10 +209,8 @@ def assert_finished_cleanly(*workers: Worker) -> None:
         assert "ERROR" not in worker.log, worker.log[-3000:]
 
 
-@pytest.fixture(scope="module")
-def single(site, tmp_path_factory):
+def crawl_alone(site, out: Path) -> dict:
     """One local worker (no Redis) with the same slots and as many connections in all."""
-    out = tmp_path_factory.mktemp("single")
     server, url = serve(site.root, access_log=out / "access.log")
     try:
         worker = start(out, "single", url, *SLOTS, "CONCURRENT_REQUESTS=8")
@@ -224,6 +222,19 @@ def single(site, tmp_path_factory):
     return {
         "paths": fetched_paths(out / "access.log"),
         "harvest": sum(row["accepted"] for row in fetched) / len(fetched),
+    }
+
+
+@pytest.fixture(scope="module")
+def single(site, tmp_path_factory):
+    """What one worker does, as the reference: its pages, and the median of three crawls'
+    harvest and on-topic mean fetch position (with eight requests in flight one crawl's
+    order is a noisy sample: 21.8-30.6 seen)."""
+    runs = [crawl_alone(site, tmp_path_factory.mktemp("single")) for _ in range(3)]
+    return {
+        "paths": runs[0]["paths"],
+        "position": statistics.median(mean_position(run["paths"], site.on_topic) for run in runs),
+        "harvest": statistics.median(run["harvest"] for run in runs),
     }
 
 
@@ -262,8 +273,8 @@ def test_two_workers_fetch_every_page_once_in_relevance_order(
     # Relevance order: on-topic pages come about as early as with one worker. With eight
     # requests in flight on a 51-page site the first few pages are nearly a coin toss in
     # either mode, so the whole order is compared: the on-topic pages' mean fetch position
-    # (seen 28.7-33.3 with two workers, 27.3-32.8 with one, the two within 4 of each other).
-    early = mean_position(paths, site.on_topic), mean_position(single["paths"], site.on_topic)
+    # (seen 26.1-33.3 with two workers, 21.8-32.8 in single crawls of one).
+    early = mean_position(paths, site.on_topic), single["position"]
     assert early[0] <= early[1] + 6, f"on-topic pages' mean position, two workers vs one: {early}"
     rows = first.fetched() + second.fetched()
     harvest = sum(row["accepted"] for row in rows) / len(rows), single["harvest"]
