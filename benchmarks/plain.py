@@ -2,7 +2,8 @@
 
 Run with ``scrapy runspider`` from the project folder, so the project's concurrency,
 robots.txt and user agent apply; its custom settings put back Scrapy's default
-scheduler, queues and dupefilter and turn topicspider's pipeline and extensions off.
+scheduler, queues, dupefilter and depth limit and turn topicspider's pipeline and
+extensions off.
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ class PlainSpider(Spider):
         "SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.LifoMemoryQueue",
         "SCHEDULER_DISK_QUEUE": "scrapy.squeues.PickleLifoDiskQueue",
         "DUPEFILTER_CLASS": "scrapy.dupefilters.RFPDupeFilter",
+        # Scrapy's default: every link is followed. The project's 50 would drop the links of
+        # most pages here, as LIFO order runs deep (22,000 of 39,500 in one 3,000-page crawl).
+        "DEPTH_LIMIT": 0,
         "ITEM_PIPELINES": {},
         "EXTENSIONS": {},
     }

@@ -143,6 +143,23 @@ def test_best_first_beats_breadth_first_within_the_same_budget(site, site_url, t
     assert harvest["best_first"] >= 9
 
 
+def test_links_found_again_are_not_resent_and_the_crawl_fetches_the_same(site, site_url, tmp_path):
+    """One request at a time the crawl is deterministic: remembering the links already sent
+    changes what the scheduler is handed, not what is fetched nor in which order."""
+    fetched, logs = {}, {}
+    for size in ("100000", "0"):
+        out = tmp_path / size
+        result = scrapy(
+            *crawl_command(site_url, site, out, *ONE_AT_A_TIME, f"TOPIC_SENT_LINKS={size}")
+        )
+        assert result.returncode == 0, result.stderr[-2000:]
+        fetched[size] = paths(read_jsonl(out / "fetch.jsonl"))
+        logs[size] = result.stderr
+    assert fetched["100000"] == fetched["0"]
+    assert "'topic/links_known':" in logs["100000"]
+    assert "'topic/links_known':" not in logs["0"]
+
+
 def test_jobdir_pause_and_resume_fetches_nothing_twice(site, site_url, tmp_path, serial_crawl):
     jobdir = tmp_path / "job"
     command = crawl_command(site_url, site, tmp_path, f"JOBDIR={jobdir}", *ONE_AT_A_TIME)

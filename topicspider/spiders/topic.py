@@ -29,6 +29,7 @@ from topicspider.relevance import (
     Strategy,
 )
 from topicspider.seeds import load_seeds
+from topicspider.sentlinks import SentLinks
 from topicspider.signals import links_discovered, page_scored
 from topicspider.simhash import SimHashIndex
 from topicspider.slots import SLOT_POLICIES
@@ -150,6 +151,7 @@ class TopicSpider(Spider):
         self.drop_noise_urls = settings.getbool("TOPIC_DROP_NOISE_URLS")
         self.max_pages_per_host = settings.getint("TOPIC_MAX_PAGES_PER_HOST")
         self.host_pages: Counter[str] = Counter()
+        self.sent_links = SentLinks(settings.getint("TOPIC_SENT_LINKS"))
         self.strategy = self._strategy(settings.get("TOPIC_STRATEGY"), settings)
         self.patterns = PatternStats()
         distance = settings.getint("TOPIC_DUPLICATE_DISTANCE")
@@ -280,18 +282,25 @@ class TopicSpider(Spider):
                 for score, _, link in links
             ],
         )
-        if follow:
-            for score, features, link in links:
-                yield Request(
-                    link.url,
-                    errback=self.failed,
-                    meta={
-                        SCORE_KEY: score,
-                        TUNNEL_KEY: tunnel,
-                        PARENT_KEY: response.url,
-                        FEATURES_KEY: features,
-                    },
-                )
+        if not follow:
+            return
+        known = 0
+        for score, features, link in links:
+            if not self.sent_links.fresh(link.url, score, depth + 1):
+                known += 1
+                continue
+            yield Request(
+                link.url,
+                errback=self.failed,
+                meta={
+                    SCORE_KEY: score,
+                    TUNNEL_KEY: tunnel,
+                    PARENT_KEY: response.url,
+                    FEATURES_KEY: features,
+                },
+            )
+        if known:
+            stats.inc_value("topic/links_known", known)
 
     def failed(self, failure: Failure) -> None:
         """A request that got no page: one log line and a stat naming why, not a traceback."""
