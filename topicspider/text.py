@@ -169,12 +169,12 @@ def tokenize(text: str) -> list[str]:
     split on non-word characters, which is what jieba would do to them, only faster.
     """
     tokens: list[str] = []
+    cut = _jieba().lcut
     for match in _RUNS.finditer(text.lower()):
         if match.lastgroup == "han":
-            words = _jieba().lcut(match.group(), HMM=False)
-        else:
-            words = [match.group()]
-        tokens.extend(filter(None, map(_keep, words)))
+            tokens.extend(filter(None, map(_keep, cut(match.group(), HMM=False))))
+        elif word := _keep(match.group()):
+            tokens.append(word)
     return tokens
 
 
