@@ -1,4 +1,5 @@
 from topicspider.text import (
+    add_terms,
     extract_page,
     normalize_term,
     parse_html,
@@ -42,6 +43,13 @@ def test_keyword_terms_are_never_split():
     term = normalize_term("曼城德比")
     assert term == "曼城德比"
     assert term in tokenize("周末的曼城德比很精彩")
+
+
+def test_a_term_learned_later_is_not_split_in_text_seen_before():
+    text = "测量量子纠缠态很难"
+    assert "纠缠态" not in tokenize(text)
+    add_terms(["纠缠态"])
+    assert "纠缠态" in tokenize(text)
 
 
 def test_normalize_term_multiword():
