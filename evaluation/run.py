@@ -83,6 +83,8 @@ def crawl(
             f"TOPIC_PAGES_DIR={tmp}/pages",
             "LOG_LEVEL=ERROR",
             "TOPIC_PROGRESS_INTERVAL=0",
+            # Two crawls run at once: both would race for the first free telnet port.
+            "TELNETCONSOLE_ENABLED=False",
             *settings,
         )
         subprocess.run(command, cwd=ROOT, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
