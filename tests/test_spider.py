@@ -102,6 +102,7 @@ def test_crawl_stores_on_topic_pages_with_index(site, full_crawl):
     assert "'topic/accepted':" in log
     assert "'topic/dropped':" in log
     assert "harvest rate" in log
+    assert "Warning" not in log, "a crawl with the defaults logs no warnings"
 
 
 def test_gbk_pages_are_stored_raw_and_indexed_as_unicode(site, site_url, full_crawl):

@@ -146,20 +146,23 @@ class AnalysisPool:
                 logger.error("An analysis worker died analyzing %s; trying a new one", url)
         raise AssertionError("unreachable")
 
-    def close(self) -> Deferred[Any] | None:
+    async def close(self) -> None:
         """Let the workers finish and exit (end of input); kill those still there in 10 s."""
+        from scrapy.utils.defer import maybe_deferred_to_future
         from twisted.internet import reactor
 
         workers, self._workers = self._workers, []
         if not workers:
-            return None
+            return
         for worker in workers:
             assert worker.transport is not None
             worker.transport.closeStdin()
         kill = reactor.callLater(10, _kill, workers)  # type: ignore[attr-defined]
-        ended = DeferredList([worker.ended for worker in workers])
-        ended.addBoth(lambda _: kill.active() and kill.cancel())
-        return ended
+        try:
+            await maybe_deferred_to_future(DeferredList([worker.ended for worker in workers]))
+        finally:
+            if kill.active():
+                kill.cancel()
 
 
 def _kill(workers: list[_Worker]) -> None:
