@@ -171,10 +171,6 @@ def fetched_paths(access_log: Path) -> list[str]:
     return [path for path in paths if path != "/robots.txt"]
 
 
-def mean_position(paths: list[str], on_topic: set[str]) -> float:
-    return statistics.mean(i for i, path in enumerate(paths) if path in on_topic)
-
-
 def crawl_exists(redis: RedisServer, crawl_id: str) -> bool:
     return bool(redis.client().exists(f"topicspider:{crawl_id}:meta"))
 
@@ -227,13 +223,11 @@ def crawl_alone(site, out: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def single(site, tmp_path_factory):
-    """What one worker does, as the reference: its pages, and the median of three crawls'
-    harvest and on-topic mean fetch position (with eight requests in flight one crawl's
-    order is a noisy sample: 21.8-30.6 seen)."""
+    """What one worker does, as the reference: its pages, and the median harvest rate of
+    three crawls (which pages the adaptive threshold stores depends a little on the order)."""
     runs = [crawl_alone(site, tmp_path_factory.mktemp("single")) for _ in range(3)]
     return {
         "paths": runs[0]["paths"],
-        "position": statistics.median(mean_position(run["paths"], site.on_topic) for run in runs),
         "harvest": statistics.median(run["harvest"] for run in runs),
     }
 
@@ -270,12 +264,12 @@ def test_two_workers_fetch_every_page_once_in_relevance_order(
     assert set(paths) <= site.pages
     assert len(set(paths) & site.on_topic) == len(set(single["paths"]) & site.on_topic)
 
-    # Relevance order: on-topic pages come about as early as with one worker. With eight
-    # requests in flight on a 51-page site the first few pages are nearly a coin toss in
-    # either mode, so the whole order is compared: the on-topic pages' mean fetch position
-    # (seen 26.1-33.3 with two workers, 21.8-32.8 in single crawls of one).
-    early = mean_position(paths, site.on_topic), single["position"]
-    assert early[0] <= early[1] + 6, f"on-topic pages' mean position, two workers vs one: {early}"
+    # Not asserted here: that on-topic pages come as early as with one worker. With eight
+    # requests in flight on a 51-page site, the on-topic pages' mean fetch position is noise
+    # (21.8-32.8 in single crawls of one worker, 26.1-33.8 with two, about 25 for all pages),
+    # and a bound wide enough not to fail on it would pass any order. The shared frontier's
+    # order across workers is tested in tests/test_redis_queue.py, and the fetch order of a
+    # focused crawl in tests/test_spider.py.
     rows = first.fetched() + second.fetched()
     harvest = sum(row["accepted"] for row in rows) / len(rows), single["harvest"]
     assert harvest[0] >= harvest[1] - 0.05, f"harvest rate, two workers vs one: {harvest}"
