@@ -68,8 +68,8 @@ TOPIC_MAX_LINKS_PER_PAGE = 1000
 # Pages fetched per host before its links are no longer followed (0: no cap).
 TOPIC_MAX_PAGES_PER_HOST = 0
 # Links the spider remembers sending (with their best score and lowest depth), so that a
-# link found again is sent to the scheduler only if it scores higher; about 250 bytes each
-# (0: every link found is sent).
+# link found again is sent to the scheduler only if it scores higher or lies less deep;
+# about 250 bytes each (0: every link found is sent).
 TOPIC_SENT_LINKS = 100_000
 
 # --- Storage ---------------------------------------------------------------
