@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from itertools import islice
 
-__all__ = ["SentLinks"]
+__all__ = ["SentLinks", "make_room"]
 
 
 class SentLinks:
@@ -41,8 +41,14 @@ class SentLinks:
                 return False
             self._sent[url] = (max(score, known[0]), min(depth, known[1]))
             return True
-        if len(self._sent) >= self.size:
-            for old in list(islice(self._sent, max(1, self.size // 10))):
-                del self._sent[old]
+        make_room(self._sent, self.size)
         self._sent[url] = (score, depth)
         return True
+
+
+def make_room(sent: dict, size: int) -> None:
+    """Forget the oldest tenth of ``sent`` once it holds ``size`` entries (a dict keeps
+    insertion order): the links a crawl sent last are the likeliest to be found again."""
+    if len(sent) >= size:
+        for old in list(islice(sent, max(1, size // 10))):
+            del sent[old]

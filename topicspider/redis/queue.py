@@ -26,7 +26,6 @@ import logging
 import math
 from collections import deque
 from dataclasses import dataclass
-from itertools import islice
 from typing import TYPE_CHECKING
 
 from scrapy.utils.httpobj import urlparse_cached
@@ -35,6 +34,7 @@ from scrapy_redis.queue import Base
 from topicspider.pqueues import score_of
 from topicspider.redis.partitions import partition_of
 from topicspider.redis.scripts import HEARTBEAT, LEAVE, STEP
+from topicspider.sentlinks import make_room
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -167,9 +167,8 @@ class RedisFrontier(Base):
     def _remember(self, fingerprint: str, score: float) -> None:
         if self.seen_cache <= 0:
             return
-        if fingerprint not in self._sent and len(self._sent) >= self.seen_cache:
-            for old in list(islice(self._sent, max(1, self.seen_cache // 10))):
-                del self._sent[old]
+        if fingerprint not in self._sent:
+            make_room(self._sent, self.seen_cache)
         self._sent[fingerprint] = score
 
     def _left_queue(self, fingerprint: str) -> None:
