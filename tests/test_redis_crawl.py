@@ -254,7 +254,7 @@ def test_a_worker_fetches_the_most_promising_pages_first(site, logged_site, redi
 
 
 @pytest.mark.parametrize("dupefilter", sorted(DUPEFILTERS))
-def test_two_workers_fetch_every_page_once_in_relevance_order(
+def test_two_workers_fetch_every_page_once_and_the_same_pages_as_one(
     site, gated_site, redis_server, single, tmp_path, dupefilter
 ):
     url, access_log, gate = gated_site
