@@ -96,6 +96,23 @@ def test_link_terms_anchor_navigation_template_and_noise():
     assert not final.noise
 
 
+def test_a_url_linked_again_is_scored_by_its_new_anchor_and_judged_as_before():
+    """What a URL alone says is worked out once per analyzer; what a link says, per link."""
+    shared = analyzer(deny="league")
+    first = shared.analyze("http://127.0.0.1/a.html", PAGE.encode(), "text/html")
+    again = PAGE.replace("决赛的完整报道", "天气预报与交通路况").replace("商城", "足球商城")
+    second = shared.analyze("http://127.0.0.1/b.html", again.encode(), "text/html")
+    before = {link.url: link for link in first.links}
+    after = {link.url: link for link in second.links}
+    assert before.keys() == after.keys()
+    assert not any("league" in url for url in after)
+    final, shop = "http://127.0.0.1/sports/final.html", "http://127.0.0.1/shop/"
+    assert after[final].anchor < before[final].anchor
+    assert after[shop].anchor > before[shop].anchor
+    for url, link in after.items():
+        assert (link.template, link.noise) == (before[url].template, before[url].noise)
+
+
 def test_allow_deny_and_the_cap_on_links():
     page = analyze(PAGE, allow="/sports/", deny="league")
     assert [link.url for link in page.links] == ["http://127.0.0.1/sports/final.html"]

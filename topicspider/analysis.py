@@ -9,21 +9,22 @@ the pages it sees.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 from scrapy.http import HtmlResponse
 from scrapy.linkextractors import IGNORED_EXTENSIONS
 from scrapy.utils.response import get_base_url
 
-from topicspider.charset import decode
+from topicspider.charset import detect_encoding
 from topicspider.keywords import KeywordVector
 from topicspider.relevance import Relevance, link_text
 from topicspider.simhash import simhash
-from topicspider.text import extract_page, tokenize
+from topicspider.text import extract_page, tokenize, url_words
 from topicspider.urlpatterns import is_noise, template
 
 __all__ = ["Analyzer", "PageAnalysis", "ScoredLink"]
@@ -44,6 +45,15 @@ class ScoredLink:
     template: str
     #: A session id, calendar, print or share view (:func:`topicspider.urlpatterns.is_noise`).
     noise: bool
+
+
+class _UrlFacts(NamedTuple):
+    """What a link's URL alone says, worked out once per URL."""
+
+    follows: bool
+    template: str
+    noise: bool
+    words: str
 
 
 @dataclass(frozen=True)
@@ -93,6 +103,9 @@ class Analyzer:
         self.domains = domains
         self.allow = re.compile(allow) if allow else None
         self.deny = re.compile(deny) if deny else None
+        # Two links in three on a page lead where links on other pages already did
+        # (site navigation, related pages): their URLs are parsed once.
+        self._url_facts = functools.lru_cache(maxsize=100_000)(self._facts)
 
     @staticmethod
     def arguments(
@@ -119,7 +132,7 @@ class Analyzer:
         }
 
     def analyze(self, url: str, body: bytes, content_type: str) -> PageAnalysis:
-        charset, _ = decode(body, content_type)
+        charset = detect_encoding(body, content_type)
         response = HtmlResponse(url, body=body, encoding=charset)
         page = extract_page(
             response.selector.root,
@@ -130,7 +143,11 @@ class Analyzer:
             noise_ratio=self.noise_ratio,
         )
         tokens = tokenize(page.body)
-        followed = [link for link in page.links.values() if self._follows(link.url)]
+        followed = [
+            (link, facts)
+            for link in page.links.values()
+            if (facts := self._url_facts(link.url)).follows
+        ]
         truncated = 0
         if self.max_links and len(followed) > self.max_links:
             truncated = len(followed) - self.max_links
@@ -139,12 +156,12 @@ class Analyzer:
             ScoredLink(
                 link.url,
                 link.anchor,
-                self.relevance.text(link_text(link)),
+                self.relevance.text(link_text(link, facts.words)),
                 link.navigation,
-                template(link.url),
-                is_noise(link.url),
+                facts.template,
+                facts.noise,
             )
-            for link in followed
+            for link, facts in followed
         ]
         return PageAnalysis(
             charset=charset,
@@ -156,6 +173,11 @@ class Analyzer:
             links=links,
             truncated=truncated,
         )
+
+    def _facts(self, url: str) -> _UrlFacts:
+        if not self._follows(url):
+            return _UrlFacts(False, "", False, "")
+        return _UrlFacts(True, template(url), is_noise(url), url_words(url))
 
     def _follows(self, url: str) -> bool:
         """The rules of Scrapy's ``LinkExtractor`` (web schemes, no binary file extensions,

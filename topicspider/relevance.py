@@ -116,9 +116,10 @@ class Relevance:
         return self._cosine(counts, page=True)
 
 
-def link_text(link: LinkContext) -> str:
-    """What a link says about its target: anchor, context and the words of its URL."""
-    return f"{link.anchor} {link.context} {url_words(link.url)}"
+def link_text(link: LinkContext, words: str | None = None) -> str:
+    """What a link says about its target: anchor, context and the words of its URL
+    (``words``, if already known)."""
+    return f"{link.anchor} {link.context} {url_words(link.url) if words is None else words}"
 
 
 @dataclass(frozen=True)
