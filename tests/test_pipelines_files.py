@@ -41,6 +41,10 @@ def store(pipeline: FilesystemPipeline, item):
     return asyncio.run(pipeline.process_item(item))
 
 
+def close(pipeline: FilesystemPipeline) -> None:
+    asyncio.run(pipeline.close_spider())
+
+
 def read_index(pages_dir: Path) -> list[dict]:
     return [
         json.loads(line) for line in (pages_dir / "index.jsonl").read_text("utf-8").splitlines()
@@ -58,7 +62,7 @@ def test_pages_are_stored_byte_for_byte(tmp_path):
     pipeline.open_spider()
     for item in items:
         assert store(pipeline, item) is item
-    pipeline.close_spider()
+    close(pipeline)
 
     for item in items:
         assert (pages_dir / item.path).read_bytes() == item.body
@@ -81,7 +85,7 @@ def test_pages_are_replaced_and_the_index_lists_each_url_once(tmp_path):
         pipeline.open_spider()
         store(pipeline, make_page("https://example.com/a.html", body))
         store(pipeline, make_page(f"https://example.com/{body.decode()}.html", body))
-        pipeline.close_spider()
+        close(pipeline)
     assert [row["url"] for row in read_index(pages_dir)] == [
         "https://example.com/a.html",
         "https://example.com/first.html",
@@ -100,7 +104,7 @@ def test_dict_items_work_too(tmp_path):
     pipeline = make_pipeline(tmp_path)
     pipeline.open_spider()
     item = store(pipeline, {"url": "https://example.com/", "body": b"x"})
-    pipeline.close_spider()
+    close(pipeline)
     assert item["path"] == "example.com/index.html"
     assert read_index(tmp_path)[0]["title"] is None
 
@@ -118,7 +122,7 @@ def test_unusable_folder_is_named_on_open(tmp_path):
         pipeline.open_spider()
     assert isinstance(info.value, CloseSpider)
     assert info.value.reason == "pages_dir_error"
-    pipeline.close_spider()
+    close(pipeline)
 
 
 def test_write_error_stops_storing(tmp_path):
@@ -130,7 +134,7 @@ def test_write_error_stops_storing(tmp_path):
         store(pipeline, make_page("https://blocked.example/a.html"))
     with pytest.raises(DropItem, match=re.escape(str(tmp_path))):
         store(pipeline, make_page("https://example.com/later.html"))
-    pipeline.close_spider()
+    close(pipeline)
     assert [line["path"] for line in read_index(tmp_path)] == ["example.com/ok.html"]
     assert pipeline.stats.get_value("topic/stored") == 1
 
@@ -152,10 +156,10 @@ def test_a_short_write_leaves_no_half_line(tmp_path):
     pipeline = make_pipeline(tmp_path)
     pipeline.open_spider()
     store(pipeline, make_page("https://example.com/1.html"))
-    pipeline._index = HalfWrites(pipeline._index)
+    pipeline._store._index = HalfWrites(pipeline._store._index)
     with pytest.raises(PagesDirError, match="Short write"):
         store(pipeline, make_page("https://example.com/2.html"))
-    pipeline.close_spider()
+    close(pipeline)
     assert (tmp_path / "index.jsonl").read_bytes().endswith(b"}\n")
     assert [line["path"] for line in read_index(tmp_path)] == ["example.com/1.html"]
 
@@ -173,9 +177,21 @@ class Pages(Spider):
     async def start(self):
         yield Request("data:,pages")
 
-    def parse(self, response):
+    async def parse(self, response):
         for url in sys.argv[2:]:
+            if url == "kill-writer":
+                await kill_writer()
+                continue
             yield PageItem(url, "t", "", b"<p>x</p>", "utf-8", 0.5, 0, None, "2024-01-01")
+
+async def kill_writer():
+    import asyncio, os, pathlib, signal
+    await asyncio.sleep(0.5)  # the pages before are written
+    for entry in pathlib.Path("/proc").iterdir():
+        if entry.name.isdigit() and str(os.getpid()) == (entry / "stat").read_text().split()[3]:
+            if b"topicspider.pipelines.files" in (entry / "cmdline").read_bytes():
+                os.kill(int(entry.name), signal.SIGKILL)
+    await asyncio.sleep(0.5)  # and the crawl has seen it go
 
 process = CrawlerProcess(settings={
     "TOPIC_PAGES_DIR": sys.argv[1],
@@ -211,6 +227,19 @@ def test_crawl_closes_when_the_folder_fails(tmp_path):
     assert f"Cannot write to the pages folder {tmp_path}" in log
 
 
+def test_a_crawl_whose_page_writer_dies_closes_and_keeps_the_pages_written(tmp_path):
+    before = [f"https://example.com/{i}.html" for i in range(3)]
+    after = [f"https://example.com/later/{i}.html" for i in range(3)]
+    stats, log = crawl(tmp_path, *before, "kill-writer", *after)
+    assert stats["finish_reason"] == "pages_dir_error"
+    assert "the page writer exited" in log
+    assert stats["topic/stored"] == 3
+    assert [line["url"] for line in read_index(tmp_path)] == before
+    for line in read_index(tmp_path):
+        assert (tmp_path / line["path"]).read_bytes() == b"<p>x</p>"
+    assert not (tmp_path / "example.com" / "later").exists()
+
+
 def test_crawl_does_not_start_without_a_folder(tmp_path):
     (tmp_path / "file").write_text("not a folder")
     stats, log = crawl(tmp_path / "file" / "pages", "https://example.com/1")
@@ -226,7 +255,7 @@ def test_a_torn_last_line_is_cut_before_appending(tmp_path):
     pipeline = make_pipeline(tmp_path)
     pipeline.open_spider()
     store(pipeline, make_page("https://example.com/b.html"))
-    pipeline.close_spider()
+    close(pipeline)
     assert [row["url"] for row in read_index(tmp_path)] == [
         "https://example.com/a.html",
         "https://example.com/b.html",

@@ -45,9 +45,9 @@ def test_a_worker_answers_in_order_reports_errors_and_exits_at_end_of_input():
     )
     try:
         send(worker.stdin, {"keywords": KEYWORDS})
-        send(worker.stdin, (7, "http://127.0.0.1/a.html", PAGE.encode(), "text/html"))
-        send(worker.stdin, (8, "http://127.0.0.1/b.html", None, "text/html"))  # not bytes
-        send(worker.stdin, (9, "http://127.0.0.1/c.html", PAGE.encode(), "text/html"))
+        send(worker.stdin, (7, ("http://127.0.0.1/a.html", PAGE.encode(), "text/html")))
+        send(worker.stdin, (8, ("http://127.0.0.1/b.html", None, "text/html")))  # not bytes
+        send(worker.stdin, (9, ("http://127.0.0.1/c.html", PAGE.encode(), "text/html")))
         first, broken, last = (receive(worker.stdout) for _ in range(3))
         worker.stdin.close()
         assert worker.wait(timeout=30) == 0

@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
-import asyncio
 import errno
 import json
 import logging
 import os
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 from scrapy.exceptions import CloseSpider, DropItem, NotConfigured
-from scrapy.utils.asyncio import is_asyncio_available
-from scrapy.utils.defer import deferred_from_coro
+from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
+from scrapy.utils.reactor import is_reactor_installed
 
+from topicspider.children import Child, ChildDied, ChildFailed, serve
 from topicspider.exceptions import ConfigError
 from topicspider.paths import INDEX_NAME, url_to_path
 
 if TYPE_CHECKING:
-    from io import FileIO
     from typing import Self
 
     from scrapy import Spider
@@ -61,17 +59,72 @@ def _job_folder(job: str) -> str:
     return job
 
 
-class FilesystemPipeline:
-    """Write each page's body to ``TOPIC_PAGES_DIR``/:func:`~topicspider.paths.url_to_path`,
-    set the item's ``path``, and append a JSON line about it to ``index.jsonl``.
+class PageStore:
+    """A pages folder and its index, written one page at a time.
 
     A page goes to a temporary file renamed into place, and its index line follows
     in one ``write()``, cut off again if it falls short: a crash of the crawler
     leaves no half page and no half line, and every indexed page is whole.
-    The files are written in one thread of the pipeline's own, in item order: creating a
-    file can take a millisecond, which on the reactor thread would be a millisecond of
-    crawling lost per page (with a reactor other than asyncio's, they are written inline).
-    When the folder cannot be written the spider is closed (reason
+    After the first failure it refuses every later page, so that none is stored
+    behind a page that was lost.
+    """
+
+    def __init__(self, pages_dir: str | os.PathLike[str]) -> None:
+        self.pages_dir = Path(pages_dir)
+        self._index = open(self.pages_dir / INDEX_NAME, "ab", buffering=0)  # noqa: SIM115
+        self._failed: OSError | None = None
+
+    def write(self, path: str, body: bytes, line: bytes) -> None:
+        """Write the page at ``path`` (relative, ``/``-separated), then ``line``, if any."""
+        if self._failed is not None:
+            raise OSError(errno.ECANCELED, f"Not stored after an earlier failure: {self._failed}")
+        try:
+            self._write_page(path, body)
+            if line:
+                self._append(line)
+        except OSError as exc:
+            self._failed = exc
+            raise
+
+    def close(self) -> None:
+        self._index.close()
+
+    def _write_page(self, path: str, body: bytes) -> None:
+        target = self.pages_dir.joinpath(*path.split("/"))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # "~tmp-" starts no page or folder name (see url_to_path), so it clobbers none.
+        temp = target.with_name(f"~tmp-{uuid.uuid4().hex}.part")
+        try:
+            temp.write_bytes(body)
+            os.replace(temp, target)
+        except BaseException:
+            with suppress(OSError):
+                temp.unlink()
+            raise
+
+    def _append(self, data: bytes) -> None:
+        end = self._index.seek(0, os.SEEK_END)
+        try:
+            if self._index.write(data) != len(data):
+                raise OSError(errno.ENOSPC, "Short write", str(self.pages_dir / INDEX_NAME))
+        except OSError:
+            with suppress(OSError):
+                self._index.truncate(end)
+            raise
+
+
+class FilesystemPipeline:
+    """Write each page's body to ``TOPIC_PAGES_DIR``/:func:`~topicspider.paths.url_to_path`,
+    set the item's ``path``, and append a JSON line about it to ``index.jsonl``
+    (see :class:`PageStore`).
+
+    In a crawl the files are written by a child process of the pipeline's own
+    (``python -m topicspider.pipelines.files``), in item order, and an item moves on
+    once its page is on disk. Creating a file costs CPU time in the kernel and the
+    pipeline's own Python code besides: in a thread of the crawl process that work
+    competed with the reactor thread for the GIL and cost the crawl 11% of its pages
+    per second on the benchmark site. Outside a running reactor the pages are written
+    inline. When the folder cannot be written the spider is closed (reason
     ``pages_dir_error``). An empty ``TOPIC_PAGES_DIR`` turns the pipeline off.
 
     Under scrapyd, which starts every job in the same working directory (its own), each job
@@ -88,10 +141,10 @@ class FilesystemPipeline:
         self.pages_dir = Path(pages_dir)
         self.stats = stats
         self.crawler = crawler
-        self._index: FileIO | None = None
         self._indexed: set[str] = set()
         self._failed = False
-        self._writer: ThreadPoolExecutor | None = None
+        self._store: PageStore | None = None
+        self._writer: Child | None = None
         # Holds the spider closing we start, so that it is not garbage-collected.
         self._closing: Deferred[None] | None = None
 
@@ -110,29 +163,52 @@ class FilesystemPipeline:
             self.pages_dir.mkdir(parents=True, exist_ok=True)
             _cut_torn_line(self.pages_dir / INDEX_NAME)
             self._indexed = _indexed_urls(self.pages_dir / INDEX_NAME)
-            self._index = open(self.pages_dir / INDEX_NAME, "ab", buffering=0)  # noqa: SIM115
+            store = PageStore(self.pages_dir)  # fails here on a folder it cannot write
         except OSError as exc:
             error = self._error(exc)
             logger.error("%s", error)
             raise error from exc
-        self._writer = ThreadPoolExecutor(1, thread_name_prefix="topicspider-pages")
+        if _reactor_running():
+            store.close()
+            self._writer = Child.spawn(__name__, str(self.pages_dir), "page writer")
+        else:
+            self._store = store
 
-    def close_spider(self, spider: Spider | None = None) -> None:
+    async def close_spider(self, spider: Spider | None = None) -> None:
+        """Every page handed over is written first (Scrapy closes pipelines once no
+        item is left in them)."""
         if self._writer is not None:
-            self._writer.shutdown()  # every page handed to it is written first
-            self._writer = None
-        if self._index is not None:
-            self._index.close()
-            self._index = None
+            writer, self._writer = self._writer, None
+            await maybe_deferred_to_future(writer.close())
+        if self._store is not None:
+            self._store.close()
+            self._store = None
 
     async def process_item(self, item: Any, spider: Spider | None = None) -> Any:
+        """Store the page and, if its URL is new to the index, its line. The first
+        failure stops all storing: later pages are dropped."""
+        if self._failed:
+            raise DropItem(f"Not stored: the pages folder {self.pages_dir.absolute()} failed")
+        adapter = ItemAdapter(item)
+        url = adapter["url"]
+        adapter["path"] = path = url_to_path(url)
+        # Fetched again (a crawl resumed after a crash, or run again into the same
+        # folder), the page file is refreshed; the index keeps one line per URL.
+        new = url not in self._indexed
+        self._indexed.add(url)
+        line = _index_line(adapter) if new else b""
         try:
-            if self._writer is not None and is_asyncio_available():
-                loop = asyncio.get_running_loop()
-                new = await loop.run_in_executor(self._writer, self._store, item)
+            if self._writer is not None:
+                await maybe_deferred_to_future(self._writer.call(path, adapter["body"], line))
             else:
-                new = self._store(item)
-        except OSError as exc:
+                assert self._store is not None, "open_spider() was not called"
+                self._store.write(path, adapter["body"], line)
+        except (OSError, ChildFailed, ChildDied) as exc:
+            if self._failed:  # a page handed over before the first failure was known
+                raise DropItem(
+                    f"Not stored: the pages folder {self.pages_dir.absolute()} failed"
+                ) from exc
+            self._failed = True
             error = self._error(exc)
             logger.error("%s; closing the spider", error)
             self._close_spider()
@@ -140,56 +216,7 @@ class FilesystemPipeline:
         self.stats.inc_value("topic/stored" if new else "topic/stored/refreshed")
         return item
 
-    def _store(self, item: Any) -> bool:
-        """Write the page and, if its URL is new to the index, its line; return whether it
-        was new. The first failure stops all storing: later pages are dropped."""
-        if self._failed:
-            raise DropItem(f"Not stored: the pages folder {self.pages_dir.absolute()} failed")
-        adapter = ItemAdapter(item)
-        path = url_to_path(adapter["url"])
-        try:
-            self._write_page(path, adapter["body"])
-            adapter["path"] = path
-            if adapter["url"] in self._indexed:
-                # Fetched again (a crawl resumed after a crash, or run again into the same
-                # folder): the page file is refreshed, the index keeps one line per URL.
-                return False
-            self._append_line(adapter)
-        except OSError:
-            self._failed = True
-            raise
-        self._indexed.add(adapter["url"])
-        return True
-
-    def _write_page(self, path: str, body: bytes) -> None:
-        target = self.pages_dir.joinpath(*path.split("/"))
-        target.parent.mkdir(parents=True, exist_ok=True)
-        # "~tmp-" starts no page or folder name (see url_to_path), so it clobbers none.
-        temp = target.with_name(f"~tmp-{uuid.uuid4().hex}.part")
-        try:
-            temp.write_bytes(body)
-            os.replace(temp, target)
-        except BaseException:
-            with suppress(OSError):
-                temp.unlink()
-            raise
-
-    def _append_line(self, adapter: ItemAdapter) -> None:
-        assert self._index is not None, "open_spider() was not called"
-        record = {field: adapter.get(field) for field in INDEX_FIELDS}
-        line = json.dumps(record, ensure_ascii=False) + "\n"
-        # A lone surrogate in a str becomes its JSON escape.
-        data = line.encode("utf-8", "backslashreplace")
-        end = self._index.seek(0, os.SEEK_END)
-        try:
-            if self._index.write(data) != len(data):
-                raise OSError(errno.ENOSPC, "Short write", str(self.pages_dir / INDEX_NAME))
-        except OSError:
-            with suppress(OSError):
-                self._index.truncate(end)
-            raise
-
-    def _error(self, exc: OSError) -> PagesDirError:
+    def _error(self, exc: Exception) -> PagesDirError:
         return PagesDirError(
             f"Cannot write to the pages folder {self.pages_dir.absolute()} (TOPIC_PAGES_DIR): {exc}"
         )
@@ -204,6 +231,20 @@ class FilesystemPipeline:
             self._closing = deferred_from_coro(engine.close_spider_async(reason=CLOSE_REASON))
         else:  # Scrapy < 2.14
             self._closing = engine.close_spider(self.crawler.spider, CLOSE_REASON)
+
+
+def _index_line(adapter: ItemAdapter) -> bytes:
+    record = {field: adapter.get(field) for field in INDEX_FIELDS}
+    # A lone surrogate in a str becomes its JSON escape.
+    return (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
+
+
+def _reactor_running() -> bool:
+    if not is_reactor_installed():
+        return False
+    from twisted.internet import reactor
+
+    return bool(reactor.running)  # type: ignore[attr-defined]
 
 
 def _indexed_urls(index: Path) -> set[str]:
@@ -223,3 +264,12 @@ def _cut_torn_line(index: Path) -> None:
         data = file.read()
         if data and not data.endswith(b"\n"):
             file.truncate(data.rfind(b"\n") + 1)
+
+
+def main() -> None:
+    """The page writer process: a pages folder, then pages, until end of input."""
+    serve(lambda pages_dir: PageStore(pages_dir).write)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,165 @@
+"""Child Python processes that take requests and answer them in order.
+
+The crawl hands work that would hold its reactor thread (page analysis, writing pages to
+disk) to ``python -m MODULE`` children, over their stdin and stdout in length-prefixed
+pickles. The reactor writes a request and reads the answer when it comes, like any other
+connection: no helper thread in the crawl process competes with it for the GIL.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import pickle
+import sys
+import traceback
+from collections.abc import Callable
+from typing import IO, TYPE_CHECKING, Any
+
+from twisted.internet.defer import Deferred, fail
+from twisted.internet.protocol import ProcessProtocol
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    from twisted.python.failure import Failure
+
+__all__ = ["Child", "ChildDied", "ChildFailed", "serve"]
+
+logger = logging.getLogger(__name__)
+
+_HEADER = 4  # bytes of frame length, big-endian
+#: Seconds a child has to exit after its input ends before it is killed.
+EXIT_TIMEOUT = 10
+
+
+class ChildFailed(Exception):
+    """The child raised while handling a request; the message names the error."""
+
+
+class ChildDied(Exception):
+    """The child process ended with requests in hand (a crash, out of memory, a kill)."""
+
+
+def frame(message: Any) -> list[bytes]:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    return [len(data).to_bytes(_HEADER, "big"), data]
+
+
+def read_frame(stream: IO[bytes]) -> Any:
+    """The next message, or None at end of input."""
+    header = stream.read(_HEADER)
+    if len(header) < _HEADER:
+        return None
+    return pickle.loads(stream.read(int.from_bytes(header, "big")))
+
+
+class Child(ProcessProtocol):
+    """One child process, seen from the reactor: :meth:`call` sends a request and returns
+    a Deferred for its answer."""
+
+    def __init__(self, name: str, on_lost: Callable[[Child], None] | None = None) -> None:
+        self.name = name
+        self.on_lost = on_lost
+        self.pending: dict[int, Deferred[Any]] = {}
+        self.ended: Deferred[None] = Deferred()
+        self._buffer = bytearray()
+        self._numbers = itertools.count()
+        self._gone = False
+
+    @classmethod
+    def spawn(
+        cls,
+        module: str,
+        arguments: Any,
+        name: str,
+        on_lost: Callable[[Child], None] | None = None,
+    ) -> Self:
+        """Start ``python -m module``; ``arguments`` is its first message (see :func:`serve`)."""
+        from twisted.internet import reactor
+
+        child = cls(name, on_lost)
+        # The crawl's own import path: under scrapyd the project is an egg on it.
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        reactor.spawnProcess(  # type: ignore[attr-defined]
+            child, sys.executable, [sys.executable, "-m", module], env=env
+        )
+        child._send(arguments)
+        return child
+
+    def call(self, *request: Any) -> Deferred[Any]:
+        if self._gone:
+            return fail(ChildDied(f"the {self.name} exited"))
+        number = next(self._numbers)
+        answer: Deferred[Any] = Deferred()
+        self.pending[number] = answer
+        self._send((number, request))
+        return answer
+
+    def close(self) -> Deferred[None]:
+        """End the child's input: it answers what it holds and exits, or is killed
+        ``EXIT_TIMEOUT`` seconds later. Fires once it has ended."""
+        from twisted.internet import reactor
+
+        if self.transport is not None:
+            self.transport.closeStdin()
+        kill = reactor.callLater(EXIT_TIMEOUT, self._kill)  # type: ignore[attr-defined]
+        self.ended.addBoth(lambda result: kill.cancel() if kill.active() else None)
+        return self.ended
+
+    def _kill(self) -> None:
+        if not self.ended.called and self.transport is not None:
+            logger.warning("The %s did not exit; killing it", self.name)
+            self.transport.signalProcess("KILL")
+
+    def _send(self, message: Any) -> None:
+        assert self.transport is not None
+        self.transport.writeSequence(frame(message))
+
+    def outReceived(self, data: bytes) -> None:
+        self._buffer += data
+        while len(self._buffer) >= _HEADER:
+            size = int.from_bytes(self._buffer[:_HEADER], "big")
+            if len(self._buffer) < _HEADER + size:
+                return
+            number, answer, error = pickle.loads(self._buffer[_HEADER : _HEADER + size])
+            del self._buffer[: _HEADER + size]
+            deferred = self.pending.pop(number)
+            if error is None:
+                deferred.callback(answer)
+            else:
+                deferred.errback(ChildFailed(error))
+
+    def errReceived(self, data: bytes) -> None:
+        for line in data.decode("utf-8", "replace").splitlines():
+            if line.strip():
+                logger.warning("%s: %s", self.name, line)
+
+    def outConnectionLost(self) -> None:
+        self._gone = True
+        if self.on_lost is not None:
+            self.on_lost(self)
+        pending, self.pending = self.pending, {}
+        for deferred in pending.values():
+            deferred.errback(ChildDied(f"the {self.name} exited"))
+
+    def processEnded(self, reason: Failure) -> None:
+        self.ended.callback(None)
+
+
+def serve(handler: Callable[[Any], Callable[..., Any]]) -> None:
+    """The child's side: ``handler(arguments)`` with the first message, then answer each
+    request with what the function it returned gives, until end of input."""
+    requests, replies = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # a stray print must not corrupt the frames
+    handle = handler(read_frame(requests))
+    while (message := read_frame(requests)) is not None:
+        number, request = message
+        try:
+            reply = (number, handle(*request), None)
+        except Exception as error:  # reported to the crawl; the child goes on
+            traceback.print_exc()
+            reply = (number, None, f"{type(error).__name__}: {error}")
+        replies.writelines(frame(reply))
+        replies.flush()
