@@ -185,12 +185,11 @@ class Pages(Spider):
             yield PageItem(url, "t", "", b"<p>x</p>", "utf-8", 0.5, 0, None, "2024-01-01")
 
 async def kill_writer():
-    import asyncio, os, pathlib, signal
+    import asyncio, os, signal
+    from tests.processes import children_of
     await asyncio.sleep(0.5)  # the pages before are written
-    for entry in pathlib.Path("/proc").iterdir():
-        if entry.name.isdigit() and str(os.getpid()) == (entry / "stat").read_text().split()[3]:
-            if b"topicspider.pipelines.files" in (entry / "cmdline").read_bytes():
-                os.kill(int(entry.name), signal.SIGKILL)
+    for writer in children_of(os.getpid(), "topicspider.pipelines.files"):
+        os.kill(writer, signal.SIGKILL)
     await asyncio.sleep(0.5)  # and the crawl has seen it go
 
 process = CrawlerProcess(settings={

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+from tests.processes import children_of
 from tests.test_analysis import KEYWORDS, PAGE
 from tests.test_spider import (
     ONE_AT_A_TIME,
@@ -79,22 +80,6 @@ def test_pages_judged_in_a_worker_as_on_the_reactor_thread(site, site_url, tmp_p
     assert set(paths(stored_inline)) >= site.on_topic - set(site.disallowed)
 
 
-def workers_of(pid: int) -> list[int]:
-    """The analysis worker processes a crawl started."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            command = (entry / "cmdline").read_bytes()
-        except (OSError, IndexError, ValueError):
-            continue
-        if parent == pid and b"topicspider.workers" in command:
-            found.append(int(entry.name))
-    return found
-
-
 def test_a_worker_killed_with_a_page_in_hand_loses_nothing(site, site_url, serial_crawl, tmp_path):
     out = tmp_path / "out"
     command = crawl_command(site_url, site, out, *ONE_AT_A_TIME, "DOWNLOAD_DELAY=0.05")
@@ -103,7 +88,7 @@ def test_a_worker_killed_with_a_page_in_hand_loses_nothing(site, site_url, seria
         deadline = time.monotonic() + 60
         while len(read_jsonl(out / "fetch.jsonl")) < 5 and time.monotonic() < deadline:
             time.sleep(0.02)
-        (worker,) = workers_of(process.pid)
+        (worker,) = children_of(process.pid, "topicspider.workers")
         os.kill(worker, signal.SIGSTOP)  # the next page waits in its hands
         time.sleep(1.5)
         os.kill(worker, signal.SIGKILL)
