@@ -11,7 +11,8 @@ from scrapy.exceptions import CloseSpider, DropItem, NotConfigured
 from scrapy.utils.test import get_crawler
 
 from topicspider.items import PageItem
-from topicspider.pipelines.files import INDEX_FIELDS, FilesystemPipeline, PagesDirError
+from topicspider.pagestore import INDEX_FIELDS
+from topicspider.pipelines.files import FilesystemPipeline, PagesDirError
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = "<html><head><title>足球比赛</title></head><body>中国队今天赢了。</body></html>"
@@ -188,7 +189,7 @@ async def kill_writer():
     import asyncio, os, signal
     from tests.processes import children_of
     await asyncio.sleep(0.5)  # the pages before are written
-    for writer in children_of(os.getpid(), "topicspider.pipelines.files"):
+    for writer in children_of(os.getpid(), "topicspider.pagestore"):
         os.kill(writer, signal.SIGKILL)
     await asyncio.sleep(0.5)  # and the crawl has seen it go
 

@@ -1,9 +1,10 @@
 """Child Python processes that take requests and answer them in order.
 
 The crawl hands work that would hold its reactor thread (page analysis, writing pages to
-disk) to ``python -m MODULE`` children, over their stdin and stdout in length-prefixed
-pickles. The reactor writes a request and reads the answer when it comes, like any other
-connection: no helper thread in the crawl process competes with it for the GIL.
+disk) to ``python -m MODULE`` children, over their stdin and stdout (see
+:mod:`topicspider.frames`). The reactor writes a request and reads the answer when it
+comes, like any other connection: no helper thread in the crawl process competes with it
+for the GIL.
 """
 
 from __future__ import annotations
@@ -13,23 +14,23 @@ import logging
 import os
 import pickle
 import sys
-import traceback
 from collections.abc import Callable
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from twisted.internet.defer import Deferred, fail
 from twisted.internet.protocol import ProcessProtocol
+
+from topicspider.frames import HEADER, frame
 
 if TYPE_CHECKING:
     from typing import Self
 
     from twisted.python.failure import Failure
 
-__all__ = ["Child", "ChildDied", "ChildFailed", "serve"]
+__all__ = ["Child", "ChildDied", "ChildFailed"]
 
 logger = logging.getLogger(__name__)
 
-_HEADER = 4  # bytes of frame length, big-endian
 #: Seconds a child has to exit after its input ends before it is killed.
 EXIT_TIMEOUT = 10
 
@@ -40,19 +41,6 @@ class ChildFailed(Exception):
 
 class ChildDied(Exception):
     """The child process ended with requests in hand (a crash, out of memory, a kill)."""
-
-
-def frame(message: Any) -> list[bytes]:
-    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    return [len(data).to_bytes(_HEADER, "big"), data]
-
-
-def read_frame(stream: IO[bytes]) -> Any:
-    """The next message, or None at end of input."""
-    header = stream.read(_HEADER)
-    if len(header) < _HEADER:
-        return None
-    return pickle.loads(stream.read(int.from_bytes(header, "big")))
 
 
 class Child(ProcessProtocol):
@@ -119,12 +107,12 @@ class Child(ProcessProtocol):
 
     def outReceived(self, data: bytes) -> None:
         self._buffer += data
-        while len(self._buffer) >= _HEADER:
-            size = int.from_bytes(self._buffer[:_HEADER], "big")
-            if len(self._buffer) < _HEADER + size:
+        while len(self._buffer) >= HEADER:
+            size = int.from_bytes(self._buffer[:HEADER], "big")
+            if len(self._buffer) < HEADER + size:
                 return
-            number, answer, error = pickle.loads(self._buffer[_HEADER : _HEADER + size])
-            del self._buffer[: _HEADER + size]
+            number, answer, error = pickle.loads(self._buffer[HEADER : HEADER + size])
+            del self._buffer[: HEADER + size]
             deferred = self.pending.pop(number)
             if error is None:
                 deferred.callback(answer)
@@ -146,20 +134,3 @@ class Child(ProcessProtocol):
 
     def processEnded(self, reason: Failure) -> None:
         self.ended.callback(None)
-
-
-def serve(handler: Callable[[Any], Callable[..., Any]]) -> None:
-    """The child's side: ``handler(arguments)`` with the first message, then answer each
-    request with what the function it returned gives, until end of input."""
-    requests, replies = sys.stdin.buffer, sys.stdout.buffer
-    sys.stdout = sys.stderr  # a stray print must not corrupt the frames
-    handle = handler(read_frame(requests))
-    while (message := read_frame(requests)) is not None:
-        number, request = message
-        try:
-            reply = (number, handle(*request), None)
-        except Exception as error:  # reported to the crawl; the child goes on
-            traceback.print_exc()
-            reply = (number, None, f"{type(error).__name__}: {error}")
-        replies.writelines(frame(reply))
-        replies.flush()

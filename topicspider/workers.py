@@ -15,7 +15,8 @@ from typing import Any
 from twisted.internet.defer import DeferredList
 
 from topicspider.analysis import Analyzer, PageAnalysis
-from topicspider.children import Child, ChildDied, ChildFailed, serve
+from topicspider.children import Child, ChildDied, ChildFailed
+from topicspider.frames import serve
 
 __all__ = ["AnalysisFailed", "AnalysisPool"]
 

@@ -1,12 +1,10 @@
-"""Store accepted pages on disk: the raw bytes of each, and a line about it in ``index.jsonl``."""
+"""The item pipeline that stores accepted pages (see :mod:`topicspider.pagestore`)."""
 
 from __future__ import annotations
 
-import errno
 import json
 import logging
 import os
-import uuid
 from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,9 +14,10 @@ from scrapy.exceptions import CloseSpider, DropItem, NotConfigured
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from scrapy.utils.reactor import is_reactor_installed
 
-from topicspider.children import Child, ChildDied, ChildFailed, serve
+from topicspider.children import Child, ChildDied, ChildFailed
 from topicspider.exceptions import ConfigError
-from topicspider.paths import INDEX_NAME, url_to_path
+from topicspider.pagestore import INDEX_FIELDS, PageStore
+from topicspider.paths import INDEX_NAME
 
 if TYPE_CHECKING:
     from typing import Self
@@ -31,8 +30,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Item fields written to each line of the index.
-INDEX_FIELDS = ("url", "title", "relevance", "depth", "charset", "path", "parent_url", "fetched_at")
 CLOSE_REASON = "pages_dir_error"
 #: The spider argument in which scrapyd passes the job id.
 SCRAPYD_JOB_ARGUMENT = "_job"
@@ -59,67 +56,13 @@ def _job_folder(job: str) -> str:
     return job
 
 
-class PageStore:
-    """A pages folder and its index, written one page at a time.
-
-    A page goes to a temporary file renamed into place, and its index line follows
-    in one ``write()``, cut off again if it falls short: a crash of the crawler
-    leaves no half page and no half line, and every indexed page is whole.
-    After the first failure it refuses every later page, so that none is stored
-    behind a page that was lost.
-    """
-
-    def __init__(self, pages_dir: str | os.PathLike[str]) -> None:
-        self.pages_dir = Path(pages_dir)
-        self._index = open(self.pages_dir / INDEX_NAME, "ab", buffering=0)  # noqa: SIM115
-        self._failed: OSError | None = None
-
-    def write(self, path: str, body: bytes, line: bytes) -> None:
-        """Write the page at ``path`` (relative, ``/``-separated), then ``line``, if any."""
-        if self._failed is not None:
-            raise OSError(errno.ECANCELED, f"Not stored after an earlier failure: {self._failed}")
-        try:
-            self._write_page(path, body)
-            if line:
-                self._append(line)
-        except OSError as exc:
-            self._failed = exc
-            raise
-
-    def close(self) -> None:
-        self._index.close()
-
-    def _write_page(self, path: str, body: bytes) -> None:
-        target = self.pages_dir.joinpath(*path.split("/"))
-        target.parent.mkdir(parents=True, exist_ok=True)
-        # "~tmp-" starts no page or folder name (see url_to_path), so it clobbers none.
-        temp = target.with_name(f"~tmp-{uuid.uuid4().hex}.part")
-        try:
-            temp.write_bytes(body)
-            os.replace(temp, target)
-        except BaseException:
-            with suppress(OSError):
-                temp.unlink()
-            raise
-
-    def _append(self, data: bytes) -> None:
-        end = self._index.seek(0, os.SEEK_END)
-        try:
-            if self._index.write(data) != len(data):
-                raise OSError(errno.ENOSPC, "Short write", str(self.pages_dir / INDEX_NAME))
-        except OSError:
-            with suppress(OSError):
-                self._index.truncate(end)
-            raise
-
-
 class FilesystemPipeline:
     """Write each page's body to ``TOPIC_PAGES_DIR``/:func:`~topicspider.paths.url_to_path`,
     set the item's ``path``, and append a JSON line about it to ``index.jsonl``
     (see :class:`PageStore`).
 
     In a crawl the files are written by a child process of the pipeline's own
-    (``python -m topicspider.pipelines.files``), in item order, and an item moves on
+    (``python -m topicspider.pagestore``), in item order, and an item moves on
     once its page is on disk. Creating a file costs CPU time in the kernel and the
     pipeline's own Python code besides: in a thread of the crawl process that work
     competed with the reactor thread for the GIL and cost the crawl 11% of its pages
@@ -170,7 +113,7 @@ class FilesystemPipeline:
             raise error from exc
         if _reactor_running():
             store.close()
-            self._writer = Child.spawn(__name__, str(self.pages_dir), "page writer")
+            self._writer = Child.spawn("topicspider.pagestore", str(self.pages_dir), "page writer")
         else:
             self._store = store
 
@@ -191,18 +134,19 @@ class FilesystemPipeline:
             raise DropItem(f"Not stored: the pages folder {self.pages_dir.absolute()} failed")
         adapter = ItemAdapter(item)
         url = adapter["url"]
-        adapter["path"] = path = url_to_path(url)
         # Fetched again (a crawl resumed after a crash, or run again into the same
         # folder), the page file is refreshed; the index keeps one line per URL.
         new = url not in self._indexed
         self._indexed.add(url)
-        line = _index_line(adapter) if new else b""
+        record = {field: adapter.get(field) for field in INDEX_FIELDS} if new else None
         try:
             if self._writer is not None:
-                await maybe_deferred_to_future(self._writer.call(path, adapter["body"], line))
+                path = await maybe_deferred_to_future(
+                    self._writer.call(url, adapter["body"], record)
+                )
             else:
                 assert self._store is not None, "open_spider() was not called"
-                self._store.write(path, adapter["body"], line)
+                path = self._store.write(url, adapter["body"], record)
         except (OSError, ChildFailed, ChildDied) as exc:
             if self._failed:  # a page handed over before the first failure was known
                 raise DropItem(
@@ -213,6 +157,7 @@ class FilesystemPipeline:
             logger.error("%s; closing the spider", error)
             self._close_spider()
             raise error from exc
+        adapter["path"] = path
         self.stats.inc_value("topic/stored" if new else "topic/stored/refreshed")
         return item
 
@@ -231,12 +176,6 @@ class FilesystemPipeline:
             self._closing = deferred_from_coro(engine.close_spider_async(reason=CLOSE_REASON))
         else:  # Scrapy < 2.14
             self._closing = engine.close_spider(self.crawler.spider, CLOSE_REASON)
-
-
-def _index_line(adapter: ItemAdapter) -> bytes:
-    record = {field: adapter.get(field) for field in INDEX_FIELDS}
-    # A lone surrogate in a str becomes its JSON escape.
-    return (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
 
 
 def _reactor_running() -> bool:
@@ -264,12 +203,3 @@ def _cut_torn_line(index: Path) -> None:
         data = file.read()
         if data and not data.endswith(b"\n"):
             file.truncate(data.rfind(b"\n") + 1)
-
-
-def main() -> None:
-    """The page writer process: a pages folder, then pages, until end of input."""
-    serve(lambda pages_dir: PageStore(pages_dir).write)
-
-
-if __name__ == "__main__":
-    main()

@@ -1,0 +1,61 @@
+import io
+import json
+import os
+import subprocess
+import sys
+
+from topicspider.frames import frame, read_frame
+from topicspider.pagestore import PageStore
+
+RECORD = {"url": "https://example.cn/a.html", "title": "足球", "relevance": 0.5, "depth": 1}
+
+
+def test_the_page_writer_imports_neither_scrapy_nor_twisted():
+    """It starts with every crawl: importing Scrapy would cost it ten times the CPU time."""
+    check = (
+        "import sys, topicspider.pagestore; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'scrapy', 'twisted'}))"
+    )
+    output = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
+    assert output.stdout.strip() == "[]", output.stderr
+
+
+def test_the_page_writer_process_writes_pages_and_answers_with_their_paths(tmp_path):
+    (tmp_path / "blocked.example").write_text("a file where a folder must go")
+    requests = [
+        (1, ("https://example.cn/新闻/a.html", "足球".encode("gbk"), RECORD)),
+        (2, ("https://example.cn/新闻/a.html", b"again", None)),
+        (3, ("https://blocked.example/a.html", b"x", {**RECORD, "url": "blocked"})),
+        (4, ("https://example.cn/later.html", b"x", RECORD)),
+    ]
+    writer = subprocess.run(
+        [sys.executable, "-m", "topicspider.pagestore"],
+        input=b"".join(b"".join(frame(m)) for m in [str(tmp_path), *requests]),
+        capture_output=True,
+        check=True,
+    )
+    replies, stream = [], io.BytesIO(writer.stdout)
+    while (reply := read_frame(stream)) is not None:
+        replies.append(reply)
+
+    assert replies[:2] == [(1, "example.cn/新闻/a.html", None), (2, "example.cn/新闻/a.html", None)]
+    (blocked, _, error), (later, _, refusal) = replies[2:]
+    assert (blocked, later) == (3, 4)
+    assert "blocked.example" in error
+    assert "earlier failure" in refusal
+    assert (tmp_path / "example.cn" / "新闻" / "a.html").read_bytes() == b"again"
+    assert not (tmp_path / "example.cn" / "later.html").exists()
+    lines = (tmp_path / "index.jsonl").read_text("utf-8").splitlines()
+    assert [json.loads(line)["path"] for line in lines] == ["example.cn/新闻/a.html"]
+
+
+def test_a_temporary_file_left_by_a_killed_writer_is_written_over(tmp_path):
+    """Process ids come round again: a new writer may pick the name of a dead one's file."""
+    store = PageStore(tmp_path)
+    (tmp_path / "example.cn").mkdir()
+    leftover = tmp_path / "example.cn" / f"~tmp-{os.getpid()}-0.part"
+    leftover.write_bytes(b"half a page")
+    assert store.write("https://example.cn/a.html", b"whole", RECORD) == "example.cn/a.html"
+    store.close()
+    assert (tmp_path / "example.cn" / "a.html").read_bytes() == b"whole"
+    assert sorted(p.name for p in (tmp_path / "example.cn").iterdir()) == ["a.html"]

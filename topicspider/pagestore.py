@@ -1,0 +1,111 @@
+"""The pages folder: each accepted page's raw bytes and a line about it in ``index.jsonl``.
+
+``python -m topicspider.pagestore`` is the page writer process of
+:class:`~topicspider.pipelines.files.FilesystemPipeline`; it imports neither Scrapy nor
+Twisted (see :mod:`topicspider.frames`).
+"""
+
+from __future__ import annotations
+
+import errno
+import itertools
+import json
+import os
+from contextlib import suppress
+from pathlib import Path
+from typing import Any
+
+from topicspider.frames import serve
+from topicspider.paths import INDEX_NAME, url_to_path
+
+#: Item fields written to each line of the index.
+INDEX_FIELDS = ("url", "title", "relevance", "depth", "charset", "path", "parent_url", "fetched_at")
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0)
+
+
+class PageStore:
+    """A pages folder and its index, written one page at a time.
+
+    A page goes to a temporary file renamed into place, and its index line follows
+    in one ``write()``, cut off again if it falls short: a crash of the crawler
+    leaves no half page and no half line, and every indexed page is whole.
+    After the first failure it refuses every later page, so that none is stored
+    behind a page that was lost.
+    """
+
+    def __init__(self, pages_dir: str | os.PathLike[str]) -> None:
+        self.pages_dir = Path(pages_dir)
+        self._index = open(self.pages_dir / INDEX_NAME, "ab", buffering=0)  # noqa: SIM115
+        self._failed: OSError | None = None
+        self._pid = os.getpid()
+        self._temps = itertools.count()
+
+    def write(self, url: str, body: bytes, record: dict[str, Any] | None) -> str:
+        """Write the page of ``url``, then ``record`` as its index line (unless None, for a
+        page indexed already); return the page's path (see :func:`url_to_path`)."""
+        if self._failed is not None:
+            raise OSError(errno.ECANCELED, f"Not stored after an earlier failure: {self._failed}")
+        path = url_to_path(url)
+        try:
+            self._write_page(path, body)
+            if record is not None:
+                self._append(_index_line({**record, "path": path}))
+        except OSError as exc:
+            self._failed = exc
+            raise
+        return path
+
+    def close(self) -> None:
+        self._index.close()
+
+    def _write_page(self, path: str, body: bytes) -> None:
+        """Open, write, close, rename: creating a file is most of a stored page's cost, so
+        its folder is made only when opening in it fails, and the temporary name needs
+        no random bytes."""
+        target = os.path.join(self.pages_dir, *path.split("/"))
+        folder = os.path.dirname(target)
+        # "~tmp-" starts no page or folder name (see url_to_path), so it clobbers none;
+        # the process id keeps two writers of one folder apart.
+        temp = os.path.join(folder, f"~tmp-{self._pid}-{next(self._temps)}.part")
+        try:
+            fd = os.open(temp, _CREATE, 0o666)
+        except FileNotFoundError:
+            os.makedirs(folder, exist_ok=True)
+            fd = os.open(temp, _CREATE, 0o666)
+        try:
+            try:
+                rest = memoryview(body)
+                while rest:  # a short write is followed by one that raises (a full disk)
+                    rest = rest[os.write(fd, rest) :]
+            finally:
+                os.close(fd)
+            os.replace(temp, target)
+        except BaseException:
+            with suppress(OSError):
+                os.unlink(temp)
+            raise
+
+    def _append(self, data: bytes) -> None:
+        end = self._index.seek(0, os.SEEK_END)
+        try:
+            if self._index.write(data) != len(data):
+                raise OSError(errno.ENOSPC, "Short write", str(self.pages_dir / INDEX_NAME))
+        except OSError:
+            with suppress(OSError):
+                self._index.truncate(end)
+            raise
+
+
+def _index_line(record: dict[str, Any]) -> bytes:
+    line = {field: record.get(field) for field in INDEX_FIELDS}
+    # A lone surrogate in a str becomes its JSON escape.
+    return (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
+
+
+def main() -> None:
+    """The page writer process: a pages folder, then pages, until end of input."""
+    serve(lambda pages_dir: PageStore(pages_dir).write)
+
+
+if __name__ == "__main__":
+    main()
