@@ -49,7 +49,7 @@ class PageStore:
         try:
             self._write_page(path, body)
             if record is not None:
-                self._append(_index_line({**record, "path": path}))
+                self._append(_index_line(record, path))
         except OSError as exc:
             self._failed = exc
             raise
@@ -96,8 +96,9 @@ class PageStore:
             raise
 
 
-def _index_line(record: dict[str, Any]) -> bytes:
+def _index_line(record: dict[str, Any], path: str) -> bytes:
     line = {field: record.get(field) for field in INDEX_FIELDS}
+    line["path"] = path
     # A lone surrogate in a str becomes its JSON escape.
     return (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
 
