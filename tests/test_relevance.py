@@ -11,7 +11,7 @@ from topicspider.relevance import (
     LinkCandidate,
     Relevance,
 )
-from topicspider.text import LinkContext
+from topicspider.text import LinkContext, parse_html
 
 SPORTS = parse_inline("足球:3,比赛:2,球员:1,world cup:2")
 
@@ -36,6 +36,22 @@ def test_off_topic_text_scores_zero_and_on_topic_scores_higher():
     off = relevance.page("股票行情", "今天股市上涨，投资者关注理财产品。")
     assert on > 0.3
     assert off == 0.0
+
+
+def test_link_texts_score_the_same_with_or_without_the_keyword_check(site):
+    """Texts that name no keyword skip tokenizing: every text of the fixture site's
+    pages (Chinese, GBK among them, and English) scores as the full computation does,
+    which is the page score of a page without a title."""
+    relevance = Relevance(parse_inline("足球:3,比赛:2,球员:1,world cup:2,policy:1,goal:1"))
+    texts = {"Security policies", "GOALS of the season", "足球比赛", "菜谱"}
+    for path in site.root.rglob("*.html"):
+        root = parse_html(path.read_bytes())
+        texts.update(" ".join(element.itertext()) for element in root.iter("a", "p", "li"))
+    scores = [(relevance.text(text), relevance.page("", text)) for text in texts]
+    assert sum(1 for fast, _ in scores if fast == 0) > 10
+    assert sum(1 for fast, _ in scores if fast > 0) > 10
+    for fast, full in scores:
+        assert fast == pytest.approx(full)
 
 
 def test_phrase_terms_count_only_as_phrases():

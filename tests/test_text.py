@@ -1,6 +1,7 @@
 from topicspider.text import (
     add_terms,
     extract_page,
+    mentions,
     normalize_term,
     parse_html,
     subwords,
@@ -50,6 +51,28 @@ def test_a_term_learned_later_is_not_split_in_text_seen_before():
     assert "纠缠态" not in tokenize(text)
     add_terms(["纠缠态"])
     assert "纠缠态" in tokenize(text)
+
+
+def test_mentions_is_found_in_every_text_that_has_one_of_the_tokens():
+    words = ["policy", "protocol", "足球", "world", "cup"]
+    pattern = mentions(words)
+    texts = [
+        "Security Policies of the site",  # policies -> policy
+        "HTTP PROTOCOLS explained",  # protocols -> protocol
+        "周末的足球比赛",  # inside a compound
+        "the World Cup final",
+        "今天的菜谱：红烧肉的做法",
+        "a quiet afternoon by the river",
+    ]
+    for text in texts:
+        has_token = any(
+            token in words or any(word in token for word in words if not word.isascii())
+            for token in tokenize(text)
+        )
+        if has_token:
+            assert pattern.search(text.lower()), text
+    assert not pattern.search("今天的菜谱：红烧肉的做法")
+    assert not pattern.search("a quiet afternoon by the river")
 
 
 def test_normalize_term_multiword():

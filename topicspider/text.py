@@ -30,6 +30,7 @@ __all__ = [
     "add_terms",
     "extract_page",
     "link_url",
+    "mentions",
     "normalize_term",
     "parse_html",
     "subwords",
@@ -175,6 +176,15 @@ def tokenize(text: str) -> list[str]:
         elif word := _keep(match.group()):
             tokens.append(word)
     return tokens
+
+
+def mentions(words: Iterable[str]) -> re.Pattern[str]:
+    """A pattern found in every lowercased text that has one of these tokens (or one of
+    them inside a longer Chinese word): a text it is not found in needs no tokenizing to
+    know that it has none. Every token is a piece of the lowercased text, or a folded
+    plural, which holds the word less its last letter (policies → policy)."""
+    stems = {word[:-1] if word.isascii() and word.endswith("y") else word for word in words}
+    return re.compile("|".join(map(re.escape, sorted(stems, key=len, reverse=True))))
 
 
 @functools.lru_cache(maxsize=1 << 15)
