@@ -24,7 +24,7 @@ from topicspider.charset import detect_encoding
 from topicspider.keywords import KeywordVector
 from topicspider.relevance import Relevance, link_text
 from topicspider.simhash import simhash
-from topicspider.text import extract_page, tokenize, url_words
+from topicspider.text import extract_page, parse_html, tokenize, url_words
 from topicspider.urlpatterns import is_noise, template
 
 __all__ = ["Analyzer", "PageAnalysis", "ScoredLink"]
@@ -135,7 +135,7 @@ class Analyzer:
         charset = detect_encoding(body, content_type)
         response = HtmlResponse(url, body=body, encoding=charset)
         page = extract_page(
-            response.selector.root,
+            parse_html(response.text),
             get_base_url(response),
             encoding=charset,
             context_chars=self.context_chars,

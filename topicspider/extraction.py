@@ -15,8 +15,6 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 
-from lxml import etree
-
 from topicspider.charset import decode
 from topicspider.text import extract_page, parse_html, subwords, tokenize
 
@@ -34,7 +32,6 @@ __all__ = [
 Idf = Callable[[str], float]
 
 _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 
 
 def term_counts(title: str, body: str, *, title_weight: float = 3.0) -> Counter[str]:
@@ -55,12 +52,7 @@ def html_terms(
 ) -> Counter[str]:
     """Terms of an HTML page's title and visible body, whatever its encoding."""
     _, markup = decode(data, content_type)
-    try:
-        # lxml refuses a decoded string that still declares an encoding.
-        root = parse_html(_XML_DECLARATION.sub("", markup, count=1))
-    except (etree.ParserError, ValueError):
-        return Counter()  # nothing lxml can read: no text
-    page = extract_page(root, url)
+    page = extract_page(parse_html(markup), url)
     return term_counts(page.title, page.body, title_weight=title_weight)
 
 

@@ -20,7 +20,6 @@ try:  # the same segmenter and dictionary in C++, about six times faster
 except ImportError:  # pragma: no cover - the pure-Python original
     import jieba
 from lxml import etree
-from lxml import html as lxml_html
 from w3lib.html import strip_html5_whitespace
 from w3lib.url import safe_url_string
 
@@ -244,19 +243,27 @@ def url_words(url: str) -> str:
     return " ".join(w for w in _URL_SPLIT.split(raw) if w and w.lower() not in _URL_NOISE)
 
 
-def parse_html(markup: str | bytes) -> lxml_html.HtmlElement:
-    """An lxml document; markup with no element at all (``</a>``) gives an empty one."""
-    try:
-        return lxml_html.document_fromstring(markup or "<html></html>")
-    except etree.ParserError:
-        return lxml_html.document_fromstring("<html></html>")
+def parse_html(markup: str | bytes) -> etree._Element:
+    """An lxml document; markup with no element at all (``</a>``) gives an empty one.
+
+    Plain lxml elements, not ``lxml.html``'s: those look up their Python class each
+    time the walks below visit an element, a tenth of a page's analysis. A string is
+    parsed as the text it is (any declared encoding ignored); bytes as the document says.
+    """
+    if isinstance(markup, str):
+        markup = markup.strip().replace("\x00", "").encode()
+        parser = etree.HTMLParser(encoding="utf-8", huge_tree=True)
+    else:
+        parser = etree.HTMLParser(huge_tree=True)
+    root = etree.fromstring(markup, parser) if markup.strip() else None
+    return root if root is not None else etree.fromstring(b"<html></html>", parser)
 
 
-def _text_of(element: lxml_html.HtmlElement) -> str:
+def _text_of(element: etree._Element) -> str:
     return _SPACES.sub(" ", " ".join(_VISIBLE_TEXT(element))).strip()
 
 
-def _block_of(element: lxml_html.HtmlElement) -> lxml_html.HtmlElement:
+def _block_of(element: etree._Element) -> etree._Element:
     for ancestor in element.iterancestors():
         if ancestor.tag in BLOCK_TAGS:
             return ancestor
@@ -275,16 +282,16 @@ def _around(block_text: str, anchor: str, chars: int) -> str:
 
 
 def _links(
-    root: lxml_html.HtmlElement,
+    root: etree._Element,
     base_url: str,
     encoding: str,
     context_chars: int,
     noise_ratio: float,
-    menus: set[lxml_html.HtmlElement],
+    menus: set[etree._Element],
 ) -> Iterator[LinkContext]:
-    found: list[tuple[str, str, lxml_html.HtmlElement]] = []
-    link_chars: Counter[lxml_html.HtmlElement] = Counter()
-    link_counts: Counter[lxml_html.HtmlElement] = Counter()
+    found: list[tuple[str, str, etree._Element]] = []
+    link_chars: Counter[etree._Element] = Counter()
+    link_counts: Counter[etree._Element] = Counter()
     for anchor in root.iter("a", "area"):
         href = anchor.get("href")
         url = link_url(href, base_url, encoding) if href else None
@@ -295,7 +302,7 @@ def _links(
         found.append((url, text, block))
         link_chars[block] += len(text)
         link_counts[block] += 1
-    block_texts: dict[lxml_html.HtmlElement, str] = {}
+    block_texts: dict[etree._Element, str] = {}
     for url, text, block in found:
         if block not in block_texts:
             block_texts[block] = _text_of(block)
@@ -311,7 +318,7 @@ def _links(
 
 
 def extract_page(
-    root: lxml_html.HtmlElement,
+    root: etree._Element,
     base_url: str,
     *,
     encoding: str = "utf-8",
@@ -323,7 +330,7 @@ def extract_page(
     (see :func:`link_url`; ``encoding`` is the page's)."""
     title = _SPACES.sub(" ", root.findtext(".//title") or "").strip()
     links: dict[str, LinkContext] = {}
-    menus: set[lxml_html.HtmlElement] = set()
+    menus: set[etree._Element] = set()
     for link in _links(root, base_url, encoding, context_chars, noise_ratio, menus):
         known = links.get(link.url)
         if known is None:
@@ -346,12 +353,12 @@ def extract_page(
     return PageText(title, body[:max_chars], links)
 
 
-def _content_text(element: lxml_html.HtmlElement, skip: set[lxml_html.HtmlElement]) -> str:
+def _content_text(element: etree._Element, skip: set[etree._Element]) -> str:
     """Visible text outside menus: they name the whole site's sections, and would make
     every page look a little like every topic."""
     parts: list[str] = []
 
-    def walk(node: lxml_html.HtmlElement) -> None:
+    def walk(node: etree._Element) -> None:
         if node in skip or not isinstance(node.tag, str) or node.tag in _INVISIBLE_TAGS:
             return
         if node.text:
