@@ -111,6 +111,18 @@ def test_repeated_links_keep_context_bounded():
     assert len(context) < 1000
 
 
+def test_links_to_sections_of_a_page_are_links_to_the_page():
+    html = """<html><body><p>目录 <a href="#intro">简介</a> <a href=" #rules ">规则</a>
+    <a href="rules.html#offside">越位</a> <a href="rules.html">规则全文</a></p>"""
+    page = extract_page(parse_html(html), "http://127.0.0.1/football/guide.html#top")
+    assert set(page.links) == {
+        "http://127.0.0.1/football/guide.html",
+        "http://127.0.0.1/football/rules.html",
+    }
+    assert page.links["http://127.0.0.1/football/guide.html"].anchor == "简介 规则"
+    assert page.links["http://127.0.0.1/football/rules.html"].anchor == "越位 规则全文"
+
+
 def test_url_words():
     assert url_words("http://127.0.0.1/library/asyncio-task.html?x=1") == "library asyncio task x 1"
     assert "体育" in url_words("http://127.0.0.1/%E4%BD%93%E8%82%B2/index.html")

@@ -292,9 +292,17 @@ def _links(
     found: list[tuple[str, str, etree._Element]] = []
     link_chars: Counter[etree._Element] = Counter()
     link_counts: Counter[etree._Element] = Counter()
+    # A page links to the same address many times (its own sections, above all: a
+    # third of the Python docs' links): the fragment does not change where it goes.
+    urls: dict[str, str | None] = {}
     for anchor in root.iter("a", "area"):
         href = anchor.get("href")
-        url = link_url(href, base_url, encoding) if href else None
+        if not href:
+            continue
+        target = strip_html5_whitespace(href).split("#", 1)[0]
+        if target not in urls:
+            urls[target] = link_url(target, base_url, encoding)
+        url = urls[target]
         if not url:
             continue
         text = _text_of(anchor) or anchor.get("title", "") or anchor.get("alt", "")
