@@ -9,7 +9,9 @@ stats, peak RSS from the kernel, Redis's CPU time from its ``INFO``). Scoring co
 page is the spider's ``topic/scoring_seconds`` stat if it keeps one, else timed offline
 on pages of the same site. The last line printed is one JSON object.
 
-``--profile`` instead runs one topic crawl under cProfile and prints where its time goes.
+``--site DIR --keywords NAME`` runs the same crawls on a folder of your own pages (its
+``index.html`` is the seed) instead of the generated site. ``--profile`` instead runs one
+topic crawl under cProfile and prints where its time goes.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from benchmarks.nginx import serve
-from benchmarks.site import SECTIONS, write_site
+from benchmarks.site import write_site
 from tests.redis_server import RedisServer  # the tests' throwaway redis-server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,6 +45,7 @@ def crawl(
     workdir: Path,
     python_args: Sequence[str] = (),
     settings: Sequence[str] = (),
+    keywords: str = KEYWORDS,
 ) -> dict:
     """Run one crawl (``plain`` or ``topic``) in a child process with extra ``NAME=value``
     settings; return its pages/s, CPU time per page, peak RSS and stats."""
@@ -56,7 +59,7 @@ def crawl(
     if kind == "plain":
         command = ["runspider", str(ROOT / "benchmarks" / "plain.py"), "-a", f"seeds={url}"]
     else:
-        command = ["crawl", "topic", "-a", f"seeds={url}", "-a", f"keywords={KEYWORDS}"]
+        command = ["crawl", "topic", "-a", f"seeds={url}", "-a", f"keywords={keywords}"]
         common += ["-s", f"TOPIC_PAGES_DIR={workdir / 'pages'}"]
     for setting in settings:
         common += ["-s", setting]
@@ -102,15 +105,15 @@ def redis_cpu_seconds(server: RedisServer) -> float:
     return cpu["used_cpu_user"] + cpu["used_cpu_sys"]
 
 
-def score_cost(site: Path, sample: int) -> dict[str, float]:
+def score_cost(site: Path, sample: int, keywords: str) -> dict[str, float]:
     """Milliseconds per page to extract text and links, and to score the page and its links,
-    timed offline over ``sample`` pages of the benchmark site with a fresh scorer."""
+    timed offline over ``sample`` pages of the site with a fresh scorer."""
     from topicspider import settings
     from topicspider.keywords import load_keywords
     from topicspider.relevance import BestFirst, LinkCandidate, Relevance
     from topicspider.text import extract_page, parse_html
 
-    relevance = Relevance(load_keywords(KEYWORDS))
+    relevance = Relevance(load_keywords(keywords))
     strategy = BestFirst(
         relevance,
         {
@@ -119,16 +122,13 @@ def score_cost(site: Path, sample: int) -> dict[str, float]:
             "pattern": settings.TOPIC_PATTERN_WEIGHT,
         },
     )
-    files = sorted(
-        (path for name in SECTIONS for path in (site / name).glob("*.html")),
-        key=lambda path: path.stat().st_ino,
-    )[:sample]
+    files = sorted(site.rglob("*.html"), key=lambda path: path.stat().st_ino)[:sample]
     extract = score = 0.0
     for path in files:
         started = time.perf_counter()
         page = extract_page(
             parse_html(path.read_bytes()),
-            f"http://127.0.0.1/{path.parent.name}/{path.name}",
+            f"http://127.0.0.1/{path.relative_to(site).as_posix()}",
             context_chars=settings.TOPIC_CONTEXT_CHARS,
             max_chars=settings.TOPIC_MAX_TEXT_CHARS,
         )
@@ -144,11 +144,12 @@ def score_cost(site: Path, sample: int) -> dict[str, float]:
     }
 
 
-def profile(url: str, pages: int, workdir: Path, top: int) -> None:
+def profile(url: str, pages: int, workdir: Path, top: int, keywords: str) -> None:
     """One topic crawl under cProfile (kept in ``.run/topic.prof``): the top functions
     by own and by cumulative time, and topicspider's own functions."""
     output = RUN_DIR / "topic.prof"
-    crawl("topic", url, pages, workdir, python_args=["-m", "cProfile", "-o", str(output)])
+    python_args = ["-m", "cProfile", "-o", str(output)]
+    crawl("topic", url, pages, workdir, python_args=python_args, keywords=keywords)
     views = [("tottime", top), ("cumulative", top), ("cumulative", "/topicspider/")]
     for order, restriction in views:
         print(f"--- {restriction} by {order} ---", flush=True)
@@ -160,6 +161,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pages", type=int, default=3000, help="pages per crawl")
     parser.add_argument("--runs", type=int, default=2, help="crawls of each kind")
     parser.add_argument("--site-pages", type=int, default=20_000)
+    parser.add_argument("--site", type=Path, help="a folder of pages to crawl instead")
+    parser.add_argument("--keywords", default=KEYWORDS, help="the topic crawl's keywords")
     parser.add_argument("--sample", type=int, default=1000, help="pages timed offline")
     parser.add_argument(
         "--spill-limit",
@@ -171,18 +174,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--top", type=int, default=30, help="functions shown by --profile")
     args = parser.parse_args(argv)
 
-    site = write_site(RUN_DIR / "bench-site", args.site_pages)
+    site = args.site or write_site(RUN_DIR / "bench-site", args.site_pages)
+    if not (site / "index.html").is_file():
+        parser.error(f"--site {site}: no index.html to start from")
     RUN_DIR.mkdir(exist_ok=True)
     with (
         tempfile.TemporaryDirectory(prefix="bench-", dir=RUN_DIR) as tmp,
         serve(site, Path(tmp) / "nginx") as url,
     ):
         if args.profile:
-            profile(url, args.pages, Path(tmp), args.top)
+            profile(url, args.pages, Path(tmp), args.top, args.keywords)
             return
         with redis_server(Path(tmp) / "redis") as redis:
             results = run_crawls(args, url, Path(tmp), redis)
-    report(args, results, score_cost(site, args.sample))
+    report(args, results, score_cost(site, args.sample, args.keywords))
 
 
 def run_crawls(
@@ -207,7 +212,14 @@ def run_crawls(
             if kind == "topic_redis":  # a new crawl each time, not the last one resumed
                 settings = [*settings, f"TOPIC_CRAWL_ID=bench-{run}"]
             redis_cpu = redis_cpu_seconds(redis)
-            result = crawl(kind.split("_")[0], url, args.pages, workdir, settings=settings)
+            result = crawl(
+                kind.split("_")[0],
+                url,
+                args.pages,
+                workdir,
+                settings=settings,
+                keywords=args.keywords,
+            )
             result["kind"] = kind
             stats = result.pop("stats")
             if kind != "plain":
@@ -248,6 +260,8 @@ def report(args: argparse.Namespace, results: dict[str, list[dict]], cost: dict)
     print(
         json.dumps(
             {
+                "site": str(args.site or "generated"),
+                "keywords": args.keywords,
                 "pages": args.pages,
                 "runs": args.runs,
                 "plain_pages_per_s": round(plain, 1),

@@ -1,4 +1,5 @@
-"""The baseline: a plain Scrapy spider that follows every link, with Scrapy's own scheduler.
+"""The baseline: a plain Scrapy spider that follows every link on its seeds' hosts, with
+Scrapy's own scheduler.
 
 Run with ``scrapy runspider`` from the project folder, so the project's concurrency,
 robots.txt and user agent apply; its custom settings put back Scrapy's default
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
 
 from scrapy import Request, Spider
 from scrapy.linkextractors import LinkExtractor
@@ -33,6 +35,8 @@ class PlainSpider(Spider):
     def __init__(self, seeds: str = "", **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.start_urls = seeds.split(",")
+        # As the topic spider does: a site's links to other hosts are not followed.
+        self.allowed_domains = sorted({urlsplit(url).hostname or "" for url in self.start_urls})
         self.link_extractor = LinkExtractor()
 
     def parse(self, response: Any) -> Iterator[Request]:
