@@ -123,6 +123,20 @@ def test_links_to_sections_of_a_page_are_links_to_the_page():
     assert page.links["http://127.0.0.1/football/rules.html"].anchor == "越位 规则全文"
 
 
+def test_link_text_and_context_leave_scripts_out():
+    html = """<html><body><p>球队公布了新赛季的名单 <script>var 广告 = 1;</script>
+    <a href="/squad.html">完整<b>名单</b></a><noscript>请启用脚本</noscript>，球迷反响热烈。</p>
+    <noscript><a href="/plain.html" title="纯文本版">纯文本版本</a></noscript></body></html>"""
+    page = extract_page(parse_html(html), "http://127.0.0.1/")
+    squad = page.links["http://127.0.0.1/squad.html"]
+    assert squad.anchor == "完整 名单"
+    assert "新赛季" in squad.context
+    assert "球迷" in squad.context
+    assert "广告" not in squad.context
+    assert "启用" not in squad.context
+    assert page.links["http://127.0.0.1/plain.html"].anchor == "纯文本版"
+
+
 def test_url_words():
     assert url_words("http://127.0.0.1/library/asyncio-task.html?x=1") == "library asyncio task x 1"
     assert "体育" in url_words("http://127.0.0.1/%E4%BD%93%E8%82%B2/index.html")

@@ -86,6 +86,7 @@ BLOCK_TAGS = frozenset(
 #: (首页 | 新闻 | 体育, Home | About); longer anchors are a table of contents, which is content.
 MENU_ANCHOR_CHARS = 8
 _INVISIBLE_TAGS = frozenset({"script", "style", "noscript", "template"})
+_HIDDEN_TEXT_TAGS = ("script", "style", "noscript")
 _VISIBLE_TEXT = etree.XPath(
     ".//text()[not(ancestor::script) and not(ancestor::style) and not(ancestor::noscript)]"
 )
@@ -259,8 +260,23 @@ def parse_html(markup: str | bytes) -> etree._Element:
     return root if root is not None else etree.fromstring(b"<html></html>", parser)
 
 
-def _text_of(element: etree._Element) -> str:
-    return _SPACES.sub(" ", " ".join(_VISIBLE_TEXT(element))).strip()
+class _VisibleText:
+    """The visible text of a page's elements. Most elements neither hold nor lie inside a
+    script, style or noscript element: their text is all of their text (``itertext``),
+    and only the few that do need the XPath that leaves those elements' text out."""
+
+    def __init__(self, root: etree._Element) -> None:
+        self.inside: set[etree._Element] = set()
+        self.around: set[etree._Element] = set()
+        for hidden in root.iter(*_HIDDEN_TEXT_TAGS):
+            self.inside.update(hidden.iter())
+            self.around.update(hidden.iterancestors())
+
+    def __call__(self, element: etree._Element) -> str:
+        if element in self.inside:
+            return ""
+        parts = _VISIBLE_TEXT(element) if element in self.around else element.itertext()
+        return _SPACES.sub(" ", " ".join(parts)).strip()
 
 
 def _block_of(element: etree._Element) -> etree._Element:
@@ -289,6 +305,7 @@ def _links(
     noise_ratio: float,
     menus: set[etree._Element],
 ) -> Iterator[LinkContext]:
+    text_of = _VisibleText(root)
     found: list[tuple[str, str, etree._Element]] = []
     link_chars: Counter[etree._Element] = Counter()
     link_counts: Counter[etree._Element] = Counter()
@@ -305,7 +322,7 @@ def _links(
         url = urls[target]
         if not url:
             continue
-        text = _text_of(anchor) or anchor.get("title", "") or anchor.get("alt", "")
+        text = text_of(anchor) or anchor.get("title", "") or anchor.get("alt", "")
         block = _block_of(anchor)
         found.append((url, text, block))
         link_chars[block] += len(text)
@@ -313,7 +330,7 @@ def _links(
     block_texts: dict[etree._Element, str] = {}
     for url, text, block in found:
         if block not in block_texts:
-            block_texts[block] = _text_of(block)
+            block_texts[block] = text_of(block)
         block_text = block_texts[block]
         # A block that is mostly link text is navigation: its text says where the
         # site goes, not what this link is about.
