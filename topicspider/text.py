@@ -380,11 +380,17 @@ def extract_page(
 
 def _content_text(element: etree._Element, skip: set[etree._Element]) -> str:
     """Visible text outside menus: they name the whole site's sections, and would make
-    every page look a little like every topic."""
+    every page look a little like every topic. Only the elements above a menu or an
+    invisible element are walked here; below them, all of the text is (``itertext``)."""
+    leave_out = [*skip, *element.iter(*_INVISIBLE_TAGS)]
+    around = {ancestor for node in leave_out for ancestor in node.iterancestors()}
     parts: list[str] = []
 
     def walk(node: etree._Element) -> None:
         if node in skip or not isinstance(node.tag, str) or node.tag in _INVISIBLE_TAGS:
+            return
+        if node not in around:
+            parts.extend(node.itertext())
             return
         if node.text:
             parts.append(node.text)
