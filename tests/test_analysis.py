@@ -138,3 +138,19 @@ def test_an_analysis_crosses_process_boundaries():
     assert Analyzer(**arguments).analyze("http://127.0.0.1/", PAGE.encode(), "text/html") == (
         Analyzer(KEYWORDS).analyze("http://127.0.0.1/", PAGE.encode(), "text/html")
     )
+
+
+def test_topical_link_share_tells_a_topic_index_from_a_site_index():
+    def index(*entries: str) -> str:
+        items = "".join(
+            f'<li><a href="/{n}.html">{entry}</a></li>' for n, entry in enumerate(entries)
+        )
+        return f"<html><body><ul>{items}</ul></body></html>"
+
+    # Entries longer than a menu's: a table of contents is content.
+    topic = analyze(index("足球联赛第一轮比赛回顾", "足球联赛第二轮比赛回顾", "财经新闻与评论汇总"))
+    site = analyze(
+        index("足球比赛与联赛回顾", *(f"{name}新闻与评论汇总" for name in ("财经", "科技", "汽车")))
+    )
+    assert min(topic.link_share, site.link_share) > 0.9
+    assert topic.topical_link_share > 0.5 > site.topical_link_share

@@ -1,4 +1,5 @@
-"""The spider's focus aids on a small site of their own: near-duplicates and noise URLs."""
+"""The spider's focus aids on small sites of their own: near-duplicates, noise URLs and
+tables of contents."""
 
 from __future__ import annotations
 
@@ -61,3 +62,57 @@ def test_duplicate_detection_can_be_turned_off(focus_site, tmp_path):
         json.loads(line) for line in (tmp_path / "pages" / "index.jsonl").open(encoding="utf-8")
     ]
     assert "/copy/match.html" in paths(rows)
+
+
+SECTIONS = ["财经", "科技", "娱乐", "汽车", "房产", "教育", "旅游", "健康", "游戏", "读书"]
+
+
+@pytest.fixture(scope="module")
+def portal(tmp_path_factory):
+    """A front page that is a table of contents of the whole portal, football among its
+    sections, and the football section's own table of contents."""
+    root = tmp_path_factory.mktemp("portal")
+    entries = [
+        f'<li><a href="/{n}.html">{name}频道：{name}新闻与评论汇总</a></li>'
+        for n, name in enumerate(SECTIONS)
+    ]
+    entries.insert(3, '<li><a href="/football/index.html">足球比赛频道：联赛比赛回顾</a></li>')
+    front = f"<ul>{''.join(entries)}</ul>"
+    (root / "index.html").write_text(page("新闻网：足球比赛与财经科技", front), "utf-8")
+    (root / "football").mkdir()
+    matches = "".join(
+        f'<li><a href="/football/{n}.html">足球联赛第{n}轮比赛回顾</a></li>' for n in range(1, 4)
+    )
+    (root / "football" / "index.html").write_text(
+        page("足球比赛频道", f"<ul>{matches}</ul>"), "utf-8"
+    )
+    for n in range(1, 4):
+        article = page(f"足球联赛第{n}轮比赛回顾", f"<p>第{n}轮。</p>{ARTICLE}")
+        (root / "football" / f"{n}.html").write_text(article, "utf-8")
+    for n, name in enumerate(SECTIONS):
+        (root / f"{n}.html").write_text(page(f"{name}频道", f"<p>{name}新闻。</p>"), "utf-8")
+    server, base = serve(root)
+    yield base
+    server.shutdown()
+
+
+def test_a_site_table_of_contents_is_followed_not_stored(portal, tmp_path):
+    # The three match reports share most of their text: all of them are to be stored.
+    result = crawl_seed(f"{portal}/index.html", tmp_path, "TOPIC_DUPLICATE_DISTANCE=-1")
+    assert result.returncode == 0, result.stderr[-2000:]
+    fetched = paths(read_jsonl(tmp_path / "f.jsonl"))
+    stored = set(paths(read_jsonl(tmp_path / "pages" / "index.jsonl")))
+    articles = {f"/football/{n}.html" for n in range(1, 4)}
+    assert "/index.html" in fetched
+    assert "/index.html" not in stored
+    # The football section's table of contents is all football: it is about the topic.
+    assert stored == articles | {"/football/index.html"}
+    assert "'topic/hub': 1" in result.stderr
+
+
+def test_tables_of_contents_are_stored_with_hub_ratio_1(portal, tmp_path):
+    result = crawl_seed(f"{portal}/index.html", tmp_path, "TOPIC_HUB_LINK_RATIO=1")
+    assert result.returncode == 0, result.stderr[-2000:]
+    stored = set(paths(read_jsonl(tmp_path / "pages" / "index.jsonl")))
+    assert "/index.html" in stored
+    assert "topic/hub" not in result.stderr

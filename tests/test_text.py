@@ -160,3 +160,16 @@ def test_links_in_link_heavy_blocks_are_navigation_without_neighbours_context():
     article = page.links["http://127.0.0.1/d"]
     assert not article.navigation
     assert "球迷" in article.context
+
+
+def test_link_share_is_near_one_on_a_table_of_contents_and_low_on_an_article():
+    contents = "".join(
+        f'<li><a href="/{n}.html">第{n}章：球队与联赛的历史</a></li>' for n in range(9)
+    )
+    menu = '<ul><li><a href="/">首页</a></li><li><a href="/news">新闻</a></li></ul>'
+    toc = extract_page(parse_html(f"<body>{menu}<ol>{contents}</ol></body>"), "http://127.0.0.1/")
+    assert toc.link_share > 0.9
+    article = f"<body>{menu}<p>一场精彩的比赛在周末举行，球迷们早早来到球场。赛后可以阅读"
+    article += '<a href="/d">比赛回顾</a>和技术统计。</p></body>'
+    page = extract_page(parse_html(article), "http://127.0.0.1/")
+    assert 0 < page.link_share < 0.3

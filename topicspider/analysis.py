@@ -70,6 +70,10 @@ class PageAnalysis:
     links: list[ScoredLink]
     #: How many links were cut by ``max_links``.
     truncated: int
+    #: The share of the page's text that is link text (see :class:`~topicspider.text.PageText`).
+    link_share: float = 0.0
+    #: The share of its links' text, by characters, on links that mention the topic.
+    topical_link_share: float = 0.0
 
 
 class Analyzer:
@@ -172,6 +176,8 @@ class Analyzer:
             fingerprint=simhash(tokens) if self.fingerprints else 0,
             links=links,
             truncated=truncated,
+            link_share=page.link_share,
+            topical_link_share=_topical_share(links),
         )
 
     def _facts(self, url: str) -> _UrlFacts:
@@ -198,3 +204,11 @@ class Analyzer:
         if not self.domains:
             return True
         return any(host == d or host.endswith(f".{d}") for d in self.domains)
+
+
+def _topical_share(links: list[ScoredLink]) -> float:
+    """How much of what a page lists is on topic: a table of contents of the topic, or of
+    a whole site that mentions it."""
+    listed = sum(len(link.text) for link in links)
+    topical = sum(len(link.text) for link in links if link.anchor > 0)
+    return topical / listed if listed else 0.0

@@ -10,7 +10,7 @@ import functools
 import logging
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 from urllib.parse import unquote, urljoin, urlsplit
@@ -141,6 +141,8 @@ class PageText:
     title: str
     body: str
     links: dict[str, LinkContext]
+    #: The share of the body's text that is link text: near 1 on tables of contents.
+    link_share: float = 0.0
 
 
 def _fold_english(word: str) -> str:
@@ -303,8 +305,9 @@ def _links(
     encoding: str,
     context_chars: int,
     noise_ratio: float,
-    menus: set[etree._Element],
-) -> Iterator[LinkContext]:
+) -> tuple[list[LinkContext], set[etree._Element], int]:
+    """Every link with its context; the blocks that are menus (short links, little else);
+    and how many characters of link text lie outside them."""
     text_of = _VisibleText(root)
     found: list[tuple[str, str, etree._Element]] = []
     link_chars: Counter[etree._Element] = Counter()
@@ -327,6 +330,8 @@ def _links(
         found.append((url, text, block))
         link_chars[block] += len(text)
         link_counts[block] += 1
+    links: list[LinkContext] = []
+    menus: set[etree._Element] = set()
     block_texts: dict[etree._Element, str] = {}
     for url, text, block in found:
         if block not in block_texts:
@@ -337,9 +342,11 @@ def _links(
         if link_chars[block] > noise_ratio * len(block_text):
             if link_chars[block] <= MENU_ANCHOR_CHARS * link_counts[block]:
                 menus.add(block)
-            yield LinkContext(url, text, text, navigation=True)
+            links.append(LinkContext(url, text, text, navigation=True))
         else:
-            yield LinkContext(url, text, _around(block_text, text, context_chars))
+            links.append(LinkContext(url, text, _around(block_text, text, context_chars)))
+    outside_menus = sum(chars for block, chars in link_chars.items() if block not in menus)
+    return links, menus, outside_menus
 
 
 def extract_page(
@@ -355,8 +362,8 @@ def extract_page(
     (see :func:`link_url`; ``encoding`` is the page's)."""
     title = _SPACES.sub(" ", root.findtext(".//title") or "").strip()
     links: dict[str, LinkContext] = {}
-    menus: set[etree._Element] = set()
-    for link in _links(root, base_url, encoding, context_chars, noise_ratio, menus):
+    found, menus, link_chars = _links(root, base_url, encoding, context_chars, noise_ratio)
+    for link in found:
         known = links.get(link.url)
         if known is None:
             links[link.url] = link
@@ -375,7 +382,8 @@ def extract_page(
             )
     bodies = root.xpath("//body")
     body = _content_text(bodies[0] if bodies else root, menus)
-    return PageText(title, body[:max_chars], links)
+    link_share = min(1.0, link_chars / len(body)) if body else 0.0
+    return PageText(title, body[:max_chars], links, link_share)
 
 
 def _content_text(element: etree._Element, skip: set[etree._Element]) -> str:

@@ -53,6 +53,8 @@ TUNNEL_KEY = "topic_tunnel"
 PARENT_KEY = "topic_parent"
 #: The link-score terms a request was scored with, for adaptive strategies to learn from.
 FEATURES_KEY = "topic_features"
+#: A table of contents is about the topic when at least this share of its link text is.
+TOPICAL_HUB_SHARE = 0.5
 
 
 _CONTROL_BYTES = bytes([*range(9), *range(14, 32)])
@@ -148,6 +150,7 @@ class TopicSpider(Spider):
             load_seeds(None)  # raises: a local crawl needs seeds
         self.threshold = threshold_from_settings(settings)
         self.tunnel_depth = settings.getint("TOPIC_TUNNEL_DEPTH")
+        self.hub_link_ratio = settings.getfloat("TOPIC_HUB_LINK_RATIO")
         self.drop_noise_urls = settings.getbool("TOPIC_DROP_NOISE_URLS")
         self.max_pages_per_host = settings.getint("TOPIC_MAX_PAGES_PER_HOST")
         self.host_pages: Counter[str] = Counter()
@@ -236,9 +239,18 @@ class TopicSpider(Spider):
         depth = response.meta.get("depth", 0)
         self.threshold.observe(page.relevance)
         threshold = self.threshold.value
-        accepted = page.relevance >= threshold
+        relevant = page.relevance >= threshold
+        # A site's table of contents (a front page, an index) names the topic's pages and
+        # may score like them; unless most of what it lists is on topic it is not about
+        # the topic: followed as a relevant page, not stored.
+        hub = (
+            relevant
+            and page.link_share > self.hub_link_ratio
+            and page.topical_link_share < TOPICAL_HUB_SHARE
+        )
+        accepted = relevant and not hub
         self.strategy.learn(tuple(response.meta.get(FEATURES_KEY, ())), page.relevance)
-        self.patterns.record(page.template, accepted)
+        self.patterns.record(page.template, relevant)
         self.crawler.signals.send_catch_log(
             page_scored,
             url=response.url,
@@ -250,7 +262,6 @@ class TopicSpider(Spider):
         )
         if accepted:
             stats.inc_value("topic/accepted")
-            tunnel = 0
             if self._is_duplicate(page.fingerprint):
                 stats.inc_value("topic/duplicate")
             else:
@@ -267,7 +278,9 @@ class TopicSpider(Spider):
                 )
         else:
             stats.inc_value("topic/dropped")
-            tunnel = response.meta.get(TUNNEL_KEY, 0) + 1
+        if hub:
+            stats.inc_value("topic/hub")
+        tunnel = 0 if relevant else response.meta.get(TUNNEL_KEY, 0) + 1
         follow = tunnel <= self.tunnel_depth
         if not follow:
             stats.inc_value("topic/tunnel_closed")
