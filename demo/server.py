@@ -25,7 +25,8 @@ class SiteHandler(BaseHTTPRequestHandler):
     """Serves files under ``root`` by URL path, with per-path header overrides.
 
     Paths ending in ``/`` serve their ``index.html``; anything else that is not a file,
-    including directories, dot files and the ``_``-prefixed bookkeeping files, is a 404.
+    including directories, dot files and the headers file, is a 404. Other names may
+    start with ``_``: Python's docs have ``library/_thread.html``.
     """
 
     root: Path
@@ -71,7 +72,7 @@ class SiteHandler(BaseHTTPRequestHandler):
         if path.endswith("/"):
             path += "index.html"
         parts = PurePosixPath(path).parts[1:]
-        if not parts or any(p == ".." or p.startswith((".", "_")) for p in parts):
+        if not parts or parts == (HEADERS_FILE,) or any(p.startswith(".") for p in parts):
             return None
         file = self.root.joinpath(*parts)
         if not file.is_file() or not file.resolve().is_relative_to(self.root):

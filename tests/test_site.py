@@ -16,6 +16,7 @@ from urllib.robotparser import RobotFileParser
 
 import pytest
 
+from demo.server import serve
 from demo.site import SiteInfo
 
 ORIGIN = "http://demo.test"
@@ -274,6 +275,19 @@ def test_server_types_files_by_extension(site_url: str, path: str, content_type:
 def test_server_404s_what_is_not_a_page(site_url: str, path: str) -> None:
     status, _, _ = _fetch(site_url, path)
     assert status == 404
+
+
+def test_server_serves_pages_whose_names_start_with_an_underscore(tmp_path: Path) -> None:
+    (tmp_path / "library").mkdir()
+    (tmp_path / "library" / "_thread.html").write_text("<p>_thread</p>", "utf-8")
+    (tmp_path / "_headers.json").write_text("{}", "utf-8")
+    server, base = serve(tmp_path)
+    try:
+        assert _fetch(base, "/library/_thread.html")[:3:2] == (200, b"<p>_thread</p>")
+        assert _fetch(base, "/_headers.json")[0] == 404
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_server_maps_directories_to_their_index(site: SiteInfo, site_url: str) -> None:
