@@ -52,8 +52,9 @@ TOPIC_CONTEXT_CHARS = 60
 # A link in a block (p, li, td, div, nav, ...) whose link text exceeds this share of the
 # block's text is navigation: its neighbours' text is not its context.
 TOPIC_NOISE_LINK_RATIO = 0.25
-# A relevant page whose link text exceeds this share of its text is a table of contents
-# (a front page, a site index): its links are followed, the page is not stored (1: off).
+# A relevant page whose link text exceeds this share of its text, less than half of that
+# link text mentioning the topic, is a site's table of contents (a front page, a site
+# index): its links are followed as a relevant page's, the page is not stored (1: off).
 TOPIC_HUB_LINK_RATIO = 0.7
 # Navigation links' scores are multiplied by (1 - this).
 TOPIC_NOISE_DISCOUNT = 0.0
