@@ -85,10 +85,10 @@ BLOCK_TAGS = frozenset(
 #: A navigation block whose anchors average at most this many characters is a menu
 #: (首页 | 新闻 | 体育, Home | About); longer anchors are a table of contents, which is content.
 MENU_ANCHOR_CHARS = 8
-_INVISIBLE_TAGS = frozenset({"script", "style", "noscript", "template"})
 _HIDDEN_TEXT_TAGS = ("script", "style", "noscript")
+_INVISIBLE_TAGS = frozenset({*_HIDDEN_TEXT_TAGS, "template"})
 _VISIBLE_TEXT = etree.XPath(
-    ".//text()[not(ancestor::script) and not(ancestor::style) and not(ancestor::noscript)]"
+    f".//text()[{' and '.join(f'not(ancestor::{tag})' for tag in _HIDDEN_TEXT_TAGS)}]"
 )
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _RUNS = re.compile(f"(?P<han>[{_HAN}]+)|(?P<word>[^\\W_{_HAN}]+)")
