@@ -61,7 +61,10 @@ def _weight(raw: str, where: str) -> float:
 def _add(weights: dict[str, float], term: str, weight: float, where: str) -> None:
     normalized = normalize_term(term)
     if not normalized:
-        raise KeywordError(f"{where}: term {term!r} has no word characters")
+        raise KeywordError(
+            f"{where}: term {term!r} matches nothing: pages are read without punctuation,"
+            " numbers, single letters and stop words"
+        )
     weights[normalized] = weights.get(normalized, 0.0) + weight
 
 
