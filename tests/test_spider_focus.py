@@ -1,8 +1,9 @@
-"""The spider's focus aids on small sites of their own: near-duplicates, noise URLs and
-tables of contents."""
+"""The spider's focus aids on small sites of their own: near-duplicates, noise URLs,
+tables of contents and the tunnel."""
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -116,3 +117,37 @@ def test_tables_of_contents_are_stored_with_hub_ratio_1(portal, tmp_path):
     stored = set(paths(read_jsonl(tmp_path / "pages" / "index.jsonl")))
     assert "/index.html" in stored
     assert "topic/hub" not in result.stderr
+
+
+@pytest.fixture(scope="module")
+def deep_site(tmp_path_factory):
+    """A football report below three off-topic pages in a row: the third links to it and
+    to a finance page."""
+    root = tmp_path_factory.mktemp("deep-site")
+    chain = ["index", "help", "topics"]
+    for name, next_name in itertools.pairwise(chain):
+        body = f'<p>{name}说明文字。<a href="/{next_name}.html">下一页：{next_name}</a></p>'
+        (root / f"{name}.html").write_text(page(f"{name}帮助", body), "utf-8")
+    topics = (
+        "<p>本站帮助：账号注册、密码找回、订阅设置、评论规则、隐私政策与联系方式。</p>"
+        * 8
+        + '<p>股票行情：<a href="/finance.html">财经新闻</a></p>'
+        '<p>周末赛事：<a href="/report.html">足球比赛回顾</a></p>'
+    )
+    (root / "topics.html").write_text(page("topics帮助", topics), "utf-8")
+    (root / "report.html").write_text(page("联赛第十轮比赛回顾", ARTICLE * 2), "utf-8")
+    (root / "finance.html").write_text(page("财经新闻", "<p>股票与基金。</p>"), "utf-8")
+    server, base = serve(root)
+    yield base
+    server.shutdown()
+
+
+def test_past_the_tunnel_only_links_that_mention_the_topic_are_followed(deep_site, tmp_path):
+    result = crawl_seed(f"{deep_site}/index.html", tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    fetched = paths(read_jsonl(tmp_path / "f.jsonl"))
+    # index and help are the tunnel's two irrelevant pages; topics.html is the third in a
+    # row, so of its links only the one that mentions football is followed.
+    assert set(fetched) == {"/index.html", "/help.html", "/topics.html", "/report.html"}
+    assert paths(read_jsonl(tmp_path / "pages" / "index.jsonl")) == ["/report.html"]
+    assert "'topic/tunnel_closed': 1" in result.stderr

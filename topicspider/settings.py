@@ -23,7 +23,8 @@ TOPIC_THRESHOLD_RATIO = 0.7
 TOPIC_THRESHOLD_TOP = 10
 # best_first | bfs | dfs
 TOPIC_STRATEGY = "best_first"
-# How many irrelevant pages in a row the crawl may cross to reach an on-topic section.
+# How many irrelevant pages in a row whose every link is followed; past them, only links whose
+# anchor, context or URL mention the topic are.
 TOPIC_TUNNEL_DEPTH = 2
 # Term weighting of page vectors: "tf" (sublinear term frequency) or "tfidf"
 # (idf learned from the pages seen so far in this crawl).

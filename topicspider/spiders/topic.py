@@ -281,24 +281,27 @@ class TopicSpider(Spider):
         if hub:
             stats.inc_value("topic/hub")
         tunnel = 0 if relevant else response.meta.get(TUNNEL_KEY, 0) + 1
-        follow = tunnel <= self.tunnel_depth
-        if not follow:
+        closed = tunnel > self.tunnel_depth
+        if closed:
             stats.inc_value("topic/tunnel_closed")
         if page.truncated:
             stats.inc_value("topic/links_truncated")
-        links = self._score_links(response.url, page, depth)
+        links = [
+            (score, features, link, not closed or link.anchor > 0)
+            for score, features, link in self._score_links(response.url, page, depth)
+        ]
         self.crawler.signals.send_catch_log(
             links_discovered,
             page_url=response.url,
             links=[
                 {"url": link.url, "anchor": link.text, "score": score, "followed": follow}
-                for score, _, link in links
+                for score, _, link, follow in links
             ],
         )
-        if not follow:
-            return
         known = 0
-        for score, features, link in links:
+        for score, features, link, follow in links:
+            if not follow:
+                continue
             if not self.sent_links.fresh(link.url, score, depth + 1):
                 known += 1
                 continue
