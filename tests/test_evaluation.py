@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import json
 import struct
+from pathlib import Path
 
 import pytest
 
 from evaluation.plot import plot, recall_curve
 from evaluation.run import Result, parse_variant, parse_variants, runs, table
+from topicspider.keywords import load_keywords
 
 
 def result(site: str, topic: str, strategy: str, hits: list[bool], variant: str = "") -> Result:
@@ -81,3 +84,24 @@ def test_variants_from_the_command_line_and_json(tmp_path):
         ("dfs", "dfs", ["TOPIC_STRATEGY=dfs", "TOPIC_TUNNEL_DEPTH=1"]),
         ("best_first", "a", ["A=1"]),
     ]
+
+
+EVALUATION = Path(__file__).resolve().parent.parent / "evaluation"
+
+
+@pytest.mark.parametrize(
+    "topics_file", sorted(EVALUATION.glob("**/topics.json")), ids=lambda path: path.parent.name
+)
+def test_every_evaluation_topic_has_a_keyword_vector_the_crawler_accepts(topics_file):
+    """A keyword file ``make eval`` names must load as the spider would load it: one that
+    fails stops that topic's crawls with an error instead of a result."""
+    root = EVALUATION.parent
+    labels = topics_file.parent / "labels.json"
+    labelled = json.loads(labels.read_text("utf-8")) if labels.exists() else None
+    for site, topics in json.loads(topics_file.read_text("utf-8")).items():
+        for topic, spec in topics.items():
+            path = root / spec
+            vector = load_keywords(str(path) if path.exists() else spec)
+            assert len(vector) >= 5, (site, topic)
+            if labelled is not None:
+                assert labelled[site]["topics"][topic], (site, topic)
