@@ -4,7 +4,8 @@ tables of contents and the tunnel."""
 from __future__ import annotations
 
 import itertools
-import json
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -25,6 +26,32 @@ def page(title: str, body: str) -> str:
     )
 
 
+def served(root: Path):
+    """Serve a fixture's folder on 127.0.0.1 for the fixture's lifetime."""
+    server, base = serve(root)
+    yield base
+    server.shutdown()
+    server.server_close()
+
+
+@dataclass
+class Crawl:
+    log: str
+    fetched: list[str]
+    stored: list[str]
+
+
+def crawl(seed: str, out: Path, *settings: str) -> Crawl:
+    """A crawl that must end cleanly: its log, and the paths it fetched and stored."""
+    result = crawl_seed(seed, out, *settings)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return Crawl(
+        result.stderr,
+        paths(read_jsonl(out / "f.jsonl")),
+        paths(read_jsonl(out / "pages" / "index.jsonl")),
+    )
+
+
 @pytest.fixture(scope="module")
 def focus_site(tmp_path_factory):
     root = tmp_path_factory.mktemp("focus-site")
@@ -40,29 +67,20 @@ def focus_site(tmp_path_factory):
     (root / "copy").mkdir()
     copy = ARTICLE * 2 + "<p>来源：转载自体育频道</p>"
     (root / "copy" / "match.html").write_text(page("联赛第十轮比赛回顾（转载）", copy), "utf-8")
-    server, base = serve(root)
-    yield base
-    server.shutdown()
+    yield from served(root)
 
 
 def test_near_duplicates_are_not_stored_and_noise_urls_not_fetched(focus_site, tmp_path):
-    result = crawl_seed(f"{focus_site}/index.html", tmp_path)
-    assert result.returncode == 0, result.stderr[-2000:]
-    fetched = paths(read_jsonl(tmp_path / "f.jsonl"))
-    assert {"/index.html", "/match.html", "/copy/match.html"} == set(fetched)
-    stored = paths(read_jsonl(tmp_path / "pages" / "index.jsonl"))
-    assert len({"/match.html", "/copy/match.html"} & set(stored)) == 1
-    assert "'topic/duplicate': 1" in result.stderr
-    assert "'topic/noise_url': 3" in result.stderr
+    result = crawl(f"{focus_site}/index.html", tmp_path)
+    assert {"/index.html", "/match.html", "/copy/match.html"} == set(result.fetched)
+    assert len({"/match.html", "/copy/match.html"} & set(result.stored)) == 1
+    assert "'topic/duplicate': 1" in result.log
+    assert "'topic/noise_url': 3" in result.log
 
 
 def test_duplicate_detection_can_be_turned_off(focus_site, tmp_path):
-    result = crawl_seed(f"{focus_site}/index.html", tmp_path, "TOPIC_DUPLICATE_DISTANCE=-1")
-    assert result.returncode == 0, result.stderr[-2000:]
-    rows = [
-        json.loads(line) for line in (tmp_path / "pages" / "index.jsonl").open(encoding="utf-8")
-    ]
-    assert "/copy/match.html" in paths(rows)
+    result = crawl(f"{focus_site}/index.html", tmp_path, "TOPIC_DUPLICATE_DISTANCE=-1")
+    assert "/copy/match.html" in result.stored
 
 
 SECTIONS = ["财经", "科技", "娱乐", "汽车", "房产", "教育", "旅游", "健康", "游戏", "读书"]
@@ -92,31 +110,24 @@ def portal(tmp_path_factory):
         (root / "football" / f"{n}.html").write_text(article, "utf-8")
     for n, name in enumerate(SECTIONS):
         (root / f"{n}.html").write_text(page(f"{name}频道", f"<p>{name}新闻。</p>"), "utf-8")
-    server, base = serve(root)
-    yield base
-    server.shutdown()
+    yield from served(root)
 
 
 def test_a_site_table_of_contents_is_followed_not_stored(portal, tmp_path):
     # The three match reports share most of their text: all of them are to be stored.
-    result = crawl_seed(f"{portal}/index.html", tmp_path, "TOPIC_DUPLICATE_DISTANCE=-1")
-    assert result.returncode == 0, result.stderr[-2000:]
-    fetched = paths(read_jsonl(tmp_path / "f.jsonl"))
-    stored = set(paths(read_jsonl(tmp_path / "pages" / "index.jsonl")))
+    result = crawl(f"{portal}/index.html", tmp_path, "TOPIC_DUPLICATE_DISTANCE=-1")
     articles = {f"/football/{n}.html" for n in range(1, 4)}
-    assert "/index.html" in fetched
-    assert "/index.html" not in stored
+    assert "/index.html" in result.fetched
+    assert "/index.html" not in result.stored
     # The football section's table of contents is all football: it is about the topic.
-    assert stored == articles | {"/football/index.html"}
-    assert "'topic/hub': 1" in result.stderr
+    assert set(result.stored) == articles | {"/football/index.html"}
+    assert "'topic/hub': 1" in result.log
 
 
 def test_tables_of_contents_are_stored_with_hub_ratio_1(portal, tmp_path):
-    result = crawl_seed(f"{portal}/index.html", tmp_path, "TOPIC_HUB_LINK_RATIO=1")
-    assert result.returncode == 0, result.stderr[-2000:]
-    stored = set(paths(read_jsonl(tmp_path / "pages" / "index.jsonl")))
-    assert "/index.html" in stored
-    assert "topic/hub" not in result.stderr
+    result = crawl(f"{portal}/index.html", tmp_path, "TOPIC_HUB_LINK_RATIO=1")
+    assert "/index.html" in result.stored
+    assert "topic/hub" not in result.log
 
 
 @pytest.fixture(scope="module")
@@ -137,17 +148,13 @@ def deep_site(tmp_path_factory):
     (root / "topics.html").write_text(page("topics帮助", topics), "utf-8")
     (root / "report.html").write_text(page("联赛第十轮比赛回顾", ARTICLE * 2), "utf-8")
     (root / "finance.html").write_text(page("财经新闻", "<p>股票与基金。</p>"), "utf-8")
-    server, base = serve(root)
-    yield base
-    server.shutdown()
+    yield from served(root)
 
 
 def test_past_the_tunnel_only_links_that_mention_the_topic_are_followed(deep_site, tmp_path):
-    result = crawl_seed(f"{deep_site}/index.html", tmp_path)
-    assert result.returncode == 0, result.stderr[-2000:]
-    fetched = paths(read_jsonl(tmp_path / "f.jsonl"))
+    result = crawl(f"{deep_site}/index.html", tmp_path)
     # index and help are the tunnel's two irrelevant pages; topics.html is the third in a
     # row, so of its links only the one that mentions football is followed.
-    assert set(fetched) == {"/index.html", "/help.html", "/topics.html", "/report.html"}
-    assert paths(read_jsonl(tmp_path / "pages" / "index.jsonl")) == ["/report.html"]
-    assert "'topic/tunnel_closed': 1" in result.stderr
+    assert set(result.fetched) == {"/index.html", "/help.html", "/topics.html", "/report.html"}
+    assert result.stored == ["/report.html"]
+    assert "'topic/tunnel_closed': 1" in result.log
