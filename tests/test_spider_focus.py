@@ -1,5 +1,5 @@
 """The spider's focus aids on small sites of their own: near-duplicates, noise URLs,
-tables of contents and the tunnel."""
+tables of contents, the tunnel and what a link inherits from the pages behind it."""
 
 from __future__ import annotations
 
@@ -158,3 +158,48 @@ def test_past_the_tunnel_only_links_that_mention_the_topic_are_followed(deep_sit
     assert set(result.fetched) == {"/index.html", "/help.html", "/topics.html", "/report.html"}
     assert result.stored == ["/report.html"]
     assert "'topic/tunnel_closed': 1" in result.log
+
+
+@pytest.fixture(scope="module")
+def lineage_site(tmp_path_factory):
+    """An off-topic front page with ten off-topic sections and one match report; the
+    report's "more" page says nothing of football and links to a second report."""
+    root = tmp_path_factory.mktemp("lineage-site")
+    sections = "".join(
+        f'<li><a href="/{n}.html">{name}频道：{name}新闻与评论汇总</a></li>'
+        for n, name in enumerate(SECTIONS)
+    )
+    report = '<li><a href="/report.html">联赛第十轮比赛回顾</a></li>'
+    (root / "index.html").write_text(page("新闻网", f"<ul>{sections}{report}</ul>"), "utf-8")
+    for n, name in enumerate(SECTIONS):
+        (root / f"{n}.html").write_text(page(f"{name}频道", f"<p>{name}新闻。</p>"), "utf-8")
+    more = '<p><a href="/more.html">更多文章</a></p>'
+    (root / "report.html").write_text(page("联赛第十轮比赛回顾", ARTICLE + more), "utf-8")
+    story = '<p>往期回顾：<a href="/story.html">第九轮</a></p>'
+    (root / "more.html").write_text(page("更多文章", f"<p>本栏目文章列表。</p>{story}"), "utf-8")
+    (root / "story.html").write_text(page("联赛第九轮比赛回顾", ARTICLE * 2), "utf-8")
+    yield from served(root)
+
+
+ONE_AT_A_TIME = ("CONCURRENT_REQUESTS=1", "CONCURRENT_REQUESTS_PER_DOMAIN=1")
+
+
+def test_links_one_page_past_an_on_topic_page_go_before_links_with_nothing_behind_them(
+    lineage_site, tmp_path
+):
+    fetched = crawl(f"{lineage_site}/index.html", tmp_path, *ONE_AT_A_TIME).fetched
+    assert fetched[:4] == ["/index.html", "/report.html", "/more.html", "/story.html"]
+
+
+def test_parent_decay_of_1_or_more_is_refused(lineage_site, tmp_path):
+    result = crawl_seed(f"{lineage_site}/index.html", tmp_path, "TOPIC_PARENT_DECAY=1")
+    assert result.returncode != 0
+    assert "TOPIC_PARENT_DECAY=1: expected 0 <= it < 1" in result.stderr
+    assert not (tmp_path / "f.jsonl").exists()
+
+
+def test_parent_decay_0_scores_links_by_their_own_page_only(lineage_site, tmp_path):
+    fetched = crawl(
+        f"{lineage_site}/index.html", tmp_path, *ONE_AT_A_TIME, "TOPIC_PARENT_DECAY=0"
+    ).fetched
+    assert fetched.index("/story.html") > fetched.index("/9.html")

@@ -36,6 +36,10 @@ TOPIC_TITLE_WEIGHT = 3.0
 #   + IMPORTANCE x on-line importance (OPIC cash; 0 turns its bookkeeping off).
 TOPIC_ANCHOR_WEIGHT = 0.6
 TOPIC_PARENT_WEIGHT = 0.4
+# A page's parent term for its links is the larger of its own relevance and this share of
+# the parent term of the link that led to it (shark search): off-topic pages one or two
+# links from an on-topic one outrank pages with no on-topic page behind them.
+TOPIC_PARENT_DECAY = 0.5
 TOPIC_PATTERN_WEIGHT = 0.1
 TOPIC_IMPORTANCE_WEIGHT = 0.0
 # Let the weights above move with the crawl, towards each term's correlation with the

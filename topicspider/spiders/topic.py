@@ -51,6 +51,7 @@ logger = logging.getLogger(__name__)
 
 TUNNEL_KEY = "topic_tunnel"
 PARENT_KEY = "topic_parent"
+LINEAGE_KEY = "topic_lineage"
 #: The link-score terms a request was scored with, for adaptive strategies to learn from.
 FEATURES_KEY = "topic_features"
 #: A table of contents is about the topic when at least this share of its link text is.
@@ -134,6 +135,10 @@ class TopicSpider(Spider):
                     f"{name}={settings.get(name)!r}: expected one of {', '.join(sorted(choices))}"
                 )
         check_threshold_settings(settings)
+        if not 0 <= settings.getfloat("TOPIC_PARENT_DECAY") < 1:
+            raise ConfigError(
+                f"TOPIC_PARENT_DECAY={settings.get('TOPIC_PARENT_DECAY')}: expected 0 <= it < 1"
+            )
         if settings.get("REDIS_URL"):
             check_settings(settings, cls.name, vector)
 
@@ -150,6 +155,7 @@ class TopicSpider(Spider):
             load_seeds(None)  # raises: a local crawl needs seeds
         self.threshold = threshold_from_settings(settings)
         self.tunnel_depth = settings.getint("TOPIC_TUNNEL_DEPTH")
+        self.parent_decay = settings.getfloat("TOPIC_PARENT_DECAY")
         self.hub_link_ratio = settings.getfloat("TOPIC_HUB_LINK_RATIO")
         self.drop_noise_urls = settings.getbool("TOPIC_DROP_NOISE_URLS")
         self.max_pages_per_host = settings.getint("TOPIC_MAX_PAGES_PER_HOST")
@@ -286,9 +292,10 @@ class TopicSpider(Spider):
             stats.inc_value("topic/tunnel_closed")
         if page.truncated:
             stats.inc_value("topic/links_truncated")
+        lineage = max(page.relevance, self.parent_decay * response.meta.get(LINEAGE_KEY, 0.0))
         links = [
             (score, features, link, not closed or link.anchor > 0)
-            for score, features, link in self._score_links(response.url, page, depth)
+            for score, features, link in self._score_links(response.url, page, depth, lineage)
         ]
         self.crawler.signals.send_catch_log(
             links_discovered,
@@ -311,6 +318,7 @@ class TopicSpider(Spider):
                 meta={
                     SCORE_KEY: score,
                     TUNNEL_KEY: tunnel,
+                    LINEAGE_KEY: lineage,
                     PARENT_KEY: response.url,
                     FEATURES_KEY: features,
                 },
@@ -338,7 +346,7 @@ class TopicSpider(Spider):
         return False
 
     def _score_links(
-        self, url: str, page: PageAnalysis, depth: int
+        self, url: str, page: PageAnalysis, depth: int, lineage: float
     ) -> list[tuple[float, tuple[float, ...], ScoredLink]]:
         """The page's links the crawl may follow, with their scores and score terms, best
         first: the engine may start downloading the first requests before the last are queued."""
@@ -358,7 +366,7 @@ class TopicSpider(Spider):
             candidate = LinkCandidate(
                 LinkContext(link.url, link.text, link.text, navigation=link.navigation),
                 depth + 1,
-                page.relevance,
+                lineage,
                 pattern_yield=self.patterns.yield_of(link.template),
                 importance=self.importance.importance(link.url) if self.importance else 0.0,
                 anchor=link.anchor,
