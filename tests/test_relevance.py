@@ -60,6 +60,12 @@ def test_phrase_terms_count_only_as_phrases():
     assert relevance.text("a cup of tea for the world") == 0.0
 
 
+def test_a_singular_keyword_matches_its_plural():
+    relevance = Relevance(parse_inline("index:3,partial index:1"))
+    assert relevance.text("11. Indexes") == relevance.text("11. Index") > 0
+    assert relevance.text("Partial Indexes") == relevance.text("partial index")
+
+
 def test_keyword_inside_chinese_compound_counts():
     relevance = Relevance(parse_inline("足球:1"))
     assert relevance.text("足球比赛") > 0

@@ -35,6 +35,22 @@ def test_tokenize_chinese_english_stopwords_and_punctuation():
     assert not any(token in "：!" for token in tokens)
 
 
+def test_english_plurals_meet_their_singulars():
+    pairs = [
+        ("protocols", "protocol"),
+        ("policies", "policy"),
+        ("indexes", "index"),
+        ("classes", "class"),
+        ("matches", "match"),
+        ("hashes", "hash"),
+        ("caches", "cache"),
+        ("databases", "database"),
+    ]
+    for plural, singular in pairs:
+        assert tokenize(plural) == tokenize(singular), (plural, singular)
+    assert tokenize("status analysis focus") == ["status", "analysis", "focus"]
+
+
 def test_compound_words_contain_their_parts():
     assert set(subwords("足球比赛")) >= {"足球", "比赛"}
     assert subwords("足球") == ()
@@ -54,11 +70,12 @@ def test_a_term_learned_later_is_not_split_in_text_seen_before():
 
 
 def test_mentions_is_found_in_every_text_that_has_one_of_the_tokens():
-    words = ["policy", "protocol", "足球", "world", "cup"]
+    words = ["policy", "protocol", "index", "cach", "足球", "world", "cup"]
     pattern = mentions(words)
     texts = [
         "Security Policies of the site",  # policies -> policy
         "HTTP PROTOCOLS explained",  # protocols -> protocol
+        "Partial Indexes and Caches",  # indexes -> index, caches -> cach
         "周末的足球比赛",  # inside a compound
         "the World Cup final",
         "今天的菜谱：红烧肉的做法",

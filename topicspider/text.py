@@ -146,10 +146,16 @@ class PageText:
 
 
 def _fold_english(word: str) -> str:
-    """Fold English plurals so 'protocols' meets 'protocol' (both sides use this)."""
+    """Fold English plurals so 'protocols' meets 'protocol' and 'indexes' 'index' (both
+    sides use this). A singular in -che loses its e, as its plural loses -es: 'cache' and
+    'caches' both become 'cach', as 'match' and 'matches' become 'match'."""
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("sses", "xes", "shes", "ches")):
+        return word[:-2]
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    if len(word) > 4 and word.endswith("che"):
         return word[:-1]
     return word
 
