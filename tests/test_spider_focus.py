@@ -1,5 +1,6 @@
 """The spider's focus aids on small sites of their own: near-duplicates, noise URLs,
-tables of contents, the tunnel and what a link inherits from the pages behind it."""
+tables of contents, the tunnel, what a link inherits from the pages behind it and links
+to a page's other languages."""
 
 from __future__ import annotations
 
@@ -203,3 +204,37 @@ def test_parent_decay_0_scores_links_by_their_own_page_only(lineage_site, tmp_pa
         f"{lineage_site}/index.html", tmp_path, *ONE_AT_A_TIME, "TOPIC_PARENT_DECAY=0"
     ).fetched
     assert fetched.index("/story.html") > fetched.index("/9.html")
+
+
+@pytest.fixture(scope="module")
+def bilingual_site(tmp_path_factory):
+    """A Chinese site whose pages link to their English versions, which are untranslated
+    copies, as on sites whose translations lag behind."""
+    root = tmp_path_factory.mktemp("bilingual-site")
+
+    def bilingual(path: str, language: str, title: str, body: str) -> None:
+        other = "en" if language == "zh-CN" else "zh-CN"
+        prefix = "/en" if language == "zh-CN" else ""
+        switch = f'<p class="lang"><a href="{prefix}/{path}" hreflang="{other}">{other}</a></p>'
+        html = page(title, switch + body).replace("<html>", f'<html lang="{language}">')
+        target = root / ("" if language == "zh-CN" else "en") / path
+        target.parent.mkdir(exist_ok=True)
+        target.write_text(html, "utf-8")
+
+    links = '<p>本周：<a href="/match.html">联赛第十轮比赛回顾</a></p>'
+    for language in ("zh-CN", "en"):
+        bilingual("index.html", language, "足球比赛", ARTICLE + links)
+        bilingual("match.html", language, "联赛第十轮比赛回顾", ARTICLE * 2)
+    yield from served(root)
+
+
+def test_links_to_the_page_in_another_language_are_not_followed(bilingual_site, tmp_path):
+    result = crawl(f"{bilingual_site}/index.html", tmp_path)
+    assert set(result.fetched) == {"/index.html", "/match.html"}
+    assert "'topic/translation_link': 2" in result.log
+
+
+def test_follow_translations_crawls_every_language(bilingual_site, tmp_path):
+    result = crawl(f"{bilingual_site}/index.html", tmp_path, "TOPIC_FOLLOW_TRANSLATIONS=True")
+    assert {"/en/index.html", "/en/match.html"} <= set(result.fetched)
+    assert "topic/translation_link" not in result.log

@@ -48,7 +48,13 @@ def test_english_plurals_meet_their_singulars():
     ]
     for plural, singular in pairs:
         assert tokenize(plural) == tokenize(singular), (plural, singular)
-    assert tokenize("status analysis focus") == ["status", "analysis", "focus"]
+    assert tokenize("status analysis focus https news") == [
+        "status",
+        "analysis",
+        "focus",
+        "https",
+        "news",
+    ]
 
 
 def test_compound_words_contain_their_parts():
@@ -109,6 +115,23 @@ def test_extract_page_title_body_and_links():
     assert "昨晚的比赛非常精彩" in match.context
     league = page.links["https://127.0.0.1/en/league.html"]
     assert "standings" in league.context
+
+
+def test_links_to_the_page_in_another_language_are_marked():
+    switcher = (
+        '<p class="lang"><a href="/fr/guide.html" hreflang="fr">fr</a> | '
+        '<a href="/zh-cn/guide.html" hreflang="zh-CN">中文</a> | '
+        '<a href="/en-gb/guide.html" hreflang="en-GB">en-gb</a></p>'
+        '<p>Read the <a href="/fr/guide.html">guide</a> and the <a href="/faq.html">FAQ</a>.</p>'
+    )
+    links = extract_page(parse_html(f'<html lang="en-US"><body>{switcher}'), "http://h/").links
+    assert links["http://h/zh-cn/guide.html"].translation
+    assert not links["http://h/en-gb/guide.html"].translation
+    assert not links["http://h/faq.html"].translation
+    # Linked both ways: a plain link to it says nothing about its language.
+    assert not links["http://h/fr/guide.html"].translation
+    unknown = extract_page(parse_html(f"<html><body>{switcher}"), "http://h/").links
+    assert not any(link.translation for link in unknown.values())
 
 
 def test_base_href_is_honoured():

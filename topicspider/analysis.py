@@ -45,6 +45,8 @@ class ScoredLink:
     template: str
     #: A session id, calendar, print or share view (:func:`topicspider.urlpatterns.is_noise`).
     noise: bool
+    #: The page in another language (see :class:`~topicspider.text.LinkContext`).
+    translation: bool = False
 
 
 class _UrlFacts(NamedTuple):
@@ -164,6 +166,7 @@ class Analyzer:
                 link.navigation,
                 facts.template,
                 facts.noise,
+                link.translation,
             )
             for link, facts in followed
         ]

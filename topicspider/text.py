@@ -93,6 +93,7 @@ _VISIBLE_TEXT = etree.XPath(
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _RUNS = re.compile(f"(?P<han>[{_HAN}]+)|(?P<word>[^\\W_{_HAN}]+)")
 _SPACES = re.compile(r"\s+")
+_XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 _URL_SPLIT = re.compile(r"[^\w]+|_")
 #: URLs made only of these need no escaping (``%`` is left to ``safe_url_string`` to check).
 _SAFE_URL = re.compile(r"[A-Za-z0-9\-._~:/?\[\]@!$&'()*+,;=]*")
@@ -134,6 +135,8 @@ class LinkContext:
     context: str
     #: Found only in blocks whose link-text ratio exceeds the noise ratio (menus, link lists).
     navigation: bool = False
+    #: Marked (``hreflang``) as the page in a language other than the one it is on.
+    translation: bool = False
 
 
 @dataclass(frozen=True)
@@ -145,6 +148,10 @@ class PageText:
     link_share: float = 0.0
 
 
+#: Words in -s that are not plurals and whose s-less form is another word.
+_NOT_PLURALS = frozenset({"https", "news"})
+
+
 def _fold_english(word: str) -> str:
     """Fold English plurals so 'protocols' meets 'protocol' and 'indexes' 'index' (both
     sides use this). A singular in -che loses its e, as its plural loses -es: 'cache' and
@@ -153,7 +160,12 @@ def _fold_english(word: str) -> str:
         return word[:-3] + "y"
     if len(word) > 4 and word.endswith(("sses", "xes", "shes", "ches")):
         return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+    if (
+        len(word) > 3
+        and word.endswith("s")
+        and not word.endswith(("ss", "us", "is"))
+        and word not in _NOT_PLURALS
+    ):
         return word[:-1]
     if len(word) > 4 and word.endswith("che"):
         return word[:-1]
@@ -305,6 +317,11 @@ def _around(block_text: str, anchor: str, chars: int) -> str:
     return block_text[start : position + len(anchor) + chars]
 
 
+def _language(tag: str | None) -> str:
+    """The primary language of a language tag (``zh-CN`` → ``zh``), or ''."""
+    return (tag or "").strip().split("-", 1)[0].split("_", 1)[0].lower()
+
+
 def _links(
     root: etree._Element,
     base_url: str,
@@ -315,7 +332,8 @@ def _links(
     """Every link with its context; the blocks that are menus (short links, little else);
     and how many characters of link text lie outside them."""
     text_of = _VisibleText(root)
-    found: list[tuple[str, str, etree._Element]] = []
+    language = _language(root.get("lang") or root.get(_XML_LANG))
+    found: list[tuple[str, str, etree._Element, bool]] = []
     link_chars: Counter[etree._Element] = Counter()
     link_counts: Counter[etree._Element] = Counter()
     # A page links to the same address many times (its own sections, above all: a
@@ -333,13 +351,15 @@ def _links(
             continue
         text = text_of(anchor) or anchor.get("title", "") or anchor.get("alt", "")
         block = _block_of(anchor)
-        found.append((url, text, block))
+        target_language = _language(anchor.get("hreflang"))
+        translation = bool(language and target_language and target_language != language)
+        found.append((url, text, block, translation))
         link_chars[block] += len(text)
         link_counts[block] += 1
     links: list[LinkContext] = []
     menus: set[etree._Element] = set()
     block_texts: dict[etree._Element, str] = {}
-    for url, text, block in found:
+    for url, text, block, translation in found:
         if block not in block_texts:
             block_texts[block] = text_of(block)
         block_text = block_texts[block]
@@ -348,9 +368,10 @@ def _links(
         if link_chars[block] > noise_ratio * len(block_text):
             if link_chars[block] <= MENU_ANCHOR_CHARS * link_counts[block]:
                 menus.add(block)
-            links.append(LinkContext(url, text, text, navigation=True))
+            links.append(LinkContext(url, text, text, True, translation))
         else:
-            links.append(LinkContext(url, text, _around(block_text, text, context_chars)))
+            context = _around(block_text, text, context_chars)
+            links.append(LinkContext(url, text, context, False, translation))
     outside_menus = sum(chars for block, chars in link_chars.items() if block not in menus)
     return links, menus, outside_menus
 
@@ -385,6 +406,7 @@ def extract_page(
                 f"{known.anchor} {link.anchor}",
                 f"{known.context} {link.context}",
                 navigation=known.navigation and link.navigation,
+                translation=known.translation and link.translation,
             )
     bodies = root.xpath("//body")
     body = _content_text(bodies[0] if bodies else root, menus)

@@ -158,6 +158,7 @@ class TopicSpider(Spider):
         self.parent_decay = settings.getfloat("TOPIC_PARENT_DECAY")
         self.hub_link_ratio = settings.getfloat("TOPIC_HUB_LINK_RATIO")
         self.drop_noise_urls = settings.getbool("TOPIC_DROP_NOISE_URLS")
+        self.follow_translations = settings.getbool("TOPIC_FOLLOW_TRANSLATIONS")
         self.max_pages_per_host = settings.getint("TOPIC_MAX_PAGES_PER_HOST")
         self.host_pages: Counter[str] = Counter()
         self.sent_links = SentLinks(settings.getint("TOPIC_SENT_LINKS"))
@@ -357,6 +358,9 @@ class TopicSpider(Spider):
                 continue
             if self.drop_noise_urls and (link.noise or self.patterns.is_barren(link.template)):
                 self.crawler.stats.inc_value("topic/noise_url")
+                continue
+            if link.translation and not self.follow_translations:
+                self.crawler.stats.inc_value("topic/translation_link")
                 continue
             links.append(link)
         if self.importance is not None:
