@@ -87,15 +87,22 @@ def test_duplicate_detection_can_be_turned_off(focus_site, tmp_path):
 SECTIONS = ["财经", "科技", "娱乐", "汽车", "房产", "教育", "旅游", "健康", "游戏", "读书"]
 
 
+def off_topic_sections(root: Path) -> list[str]:
+    """Write a portal's ten off-topic section pages; their entries in a front page's list."""
+    for n, name in enumerate(SECTIONS):
+        (root / f"{n}.html").write_text(page(f"{name}频道", f"<p>{name}新闻。</p>"), "utf-8")
+    return [
+        f'<li><a href="/{n}.html">{name}频道：{name}新闻与评论汇总</a></li>'
+        for n, name in enumerate(SECTIONS)
+    ]
+
+
 @pytest.fixture(scope="module")
 def portal(tmp_path_factory):
     """A front page that is a table of contents of the whole portal, football among its
     sections, and the football section's own table of contents."""
     root = tmp_path_factory.mktemp("portal")
-    entries = [
-        f'<li><a href="/{n}.html">{name}频道：{name}新闻与评论汇总</a></li>'
-        for n, name in enumerate(SECTIONS)
-    ]
+    entries = off_topic_sections(root)
     entries.insert(3, '<li><a href="/football/index.html">足球比赛频道：联赛比赛回顾</a></li>')
     front = f"<ul>{''.join(entries)}</ul>"
     (root / "index.html").write_text(page("新闻网：足球比赛与财经科技", front), "utf-8")
@@ -109,8 +116,6 @@ def portal(tmp_path_factory):
     for n in range(1, 4):
         article = page(f"足球联赛第{n}轮比赛回顾", f"<p>第{n}轮。</p>{ARTICLE}")
         (root / "football" / f"{n}.html").write_text(article, "utf-8")
-    for n, name in enumerate(SECTIONS):
-        (root / f"{n}.html").write_text(page(f"{name}频道", f"<p>{name}新闻。</p>"), "utf-8")
     yield from served(root)
 
 
@@ -166,14 +171,9 @@ def lineage_site(tmp_path_factory):
     """An off-topic front page with ten off-topic sections and one match report; the
     report's "more" page says nothing of football and links to a second report."""
     root = tmp_path_factory.mktemp("lineage-site")
-    sections = "".join(
-        f'<li><a href="/{n}.html">{name}频道：{name}新闻与评论汇总</a></li>'
-        for n, name in enumerate(SECTIONS)
-    )
+    sections = "".join(off_topic_sections(root))
     report = '<li><a href="/report.html">联赛第十轮比赛回顾</a></li>'
     (root / "index.html").write_text(page("新闻网", f"<ul>{sections}{report}</ul>"), "utf-8")
-    for n, name in enumerate(SECTIONS):
-        (root / f"{n}.html").write_text(page(f"{name}频道", f"<p>{name}新闻。</p>"), "utf-8")
     more = '<p><a href="/more.html">更多文章</a></p>'
     (root / "report.html").write_text(page("联赛第十轮比赛回顾", ARTICLE + more), "utf-8")
     story = '<p>往期回顾：<a href="/story.html">第九轮</a></p>'
