@@ -22,6 +22,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from demo.crawl import SCRAPY, topic_args
@@ -190,6 +191,17 @@ def runs(
     return plain + varied
 
 
+def planned_topics(
+    labels: dict[str, Any], topics: dict[str, dict[str, str]]
+) -> dict[str, list[str]]:
+    """Site → its labelled topics that the topics file gives keywords for: a topics file
+    naming one topic runs that topic alone."""
+    return {
+        site: [topic for topic in site_labels["topics"] if topic in topics.get(site, {})]
+        for site, site_labels in labels.items()
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument(
@@ -243,10 +255,16 @@ def main(argv: list[str] | None = None) -> int:
     labels = json.loads(Path(args.labels or sites_dir / "labels.json").read_text("utf-8"))
     topics = json.loads(Path(args.topics).read_text("utf-8"))
     planned = runs(strategies, variants)
+    chosen = {
+        site: site_topics
+        for site, site_topics in planned_topics(labels, topics).items()
+        if site_topics and (not args.only or site in args.only)
+    }
+    if not chosen:
+        parser.error(f"{args.topics} gives keywords for none of the labelled topics")
     results: list[Result] = []
-    for site, site_labels in labels.items():
-        if args.only and site not in args.only:
-            continue
+    for site, site_topics in chosen.items():
+        site_labels = labels[site]
         server, base = serve(sites_dir / site_labels.get("root", site))
         try:
             jobs = [
@@ -261,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
                     args.budget,
                     args.settings + settings,
                 )
-                for topic in site_labels["topics"]
+                for topic in site_topics
                 for strategy, variant, settings in planned
             ]
             with ThreadPoolExecutor(max_workers=2) as pool:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from evaluation.plot import plot, recall_curve
-from evaluation.run import Result, parse_variant, parse_variants, runs, table
+from evaluation.run import Result, parse_variant, parse_variants, planned_topics, runs, table
 from topicspider.keywords import load_keywords
 
 
@@ -104,3 +104,12 @@ def test_every_evaluation_topic_has_a_keyword_vector_the_crawler_accepts(topics_
             assert len(vector) >= 5, (site, topic)
             if labelled is not None:
                 assert labelled[site]["topics"][topic], (site, topic)
+
+
+def test_a_topics_file_naming_one_topic_runs_that_topic_alone():
+    labels = {
+        "docs": {"topics": {"asyncio": ["a.html"], "concurrency": ["c.html"]}},
+        "手册": {"topics": {"安全 (security)": ["s.html"]}},
+    }
+    topics = {"docs": {"concurrency": "concurrency"}}
+    assert planned_topics(labels, topics) == {"docs": ["concurrency"], "手册": []}
