@@ -154,3 +154,25 @@ def test_topical_link_share_tells_a_topic_index_from_a_site_index():
     )
     assert min(topic.link_share, site.link_share) > 0.9
     assert topic.topical_link_share > 0.5 > site.topical_link_share
+
+
+def test_a_site_sidebar_naming_the_topic_does_not_make_every_page_relevant():
+    """mdBook, Sphinx and blog sidebars list every chapter on every page: a page about
+    something else scores nothing for the topic a sidebar entry names."""
+    chapters = "".join(
+        f'<li><a href="/book/ch{n}.html">第{n}章：{title}</a></li>'
+        for n, title in enumerate(["足球比赛规则", "球员与教练", "联赛和杯赛"] * 15)
+    )
+
+    def page(title: str, text: str) -> str:
+        return (
+            f"<html><head><title>{title}</title></head><body>"
+            f'<nav class="sidebar"><ol>{chapters}</ol></nav><main><p>{text}</p></main>'
+            "</body></html>"
+        )
+
+    cooking = analyze(page("家常菜谱", "先把土豆切成细丝，用清水泡去淀粉，再下锅大火快炒。"))
+    match = analyze(page("足球比赛规则", "一场足球比赛分上下两个半场，每队上场十一名球员。"))
+    assert cooking.relevance == 0
+    assert match.relevance > 0.3
+    assert "http://127.0.0.1/book/ch44.html" in {link.url for link in cooking.links}

@@ -213,3 +213,52 @@ def test_link_share_is_near_one_on_a_table_of_contents_and_low_on_an_article():
     article += '<a href="/d">比赛回顾</a>和技术统计。</p></body>'
     page = extract_page(parse_html(article), "http://127.0.0.1/")
     assert 0 < page.link_share < 0.3
+
+
+def _chapters(count: int, *, fragments: bool = False) -> str:
+    target = "#section-{n}" if fragments else "/book/ch{n}.html"
+    return "".join(
+        f'<li><a href="{target.format(n=n)}">第{n}章 线程与消息传递</a></li>' for n in range(count)
+    )
+
+
+def _book_page(main: str, sidebar_links: int, *, fragments: bool = False) -> str:
+    """An mdBook/Sphinx-style page: a sidebar of chapter links beside the main content."""
+    entries = _chapters(sidebar_links, fragments=fragments)
+    crumbs = (
+        '<nav class="crumbs"><a href="/book/">Rust 程序设计语言</a> » '
+        '<a href="/book/ch16.html">并发编程与多线程</a></nav>'
+    )
+    return (
+        f'<html><body><nav class="sidebar"><ol>{entries}</ol></nav>'
+        f"<main>{crumbs}{main}</main></body></html>"
+    )
+
+
+def test_a_sidebar_table_of_contents_is_not_the_pages_text():
+    """The same sidebar is on every page of the site: its chapter titles would make every
+    page look a little like every topic. Its links are still followed."""
+    main = "<p>安装编译器以后，先写一个打印问候语的程序。</p>"
+    url = "http://127.0.0.1/book/install.html"
+    page = extract_page(parse_html(_book_page(main, 40)), url)
+    bare = extract_page(parse_html(_book_page(main, 0)), url)
+    assert "消息传递" not in page.body
+    assert "安装编译器" in page.body
+    assert "并发编程" in page.body  # the breadcrumb says where the page is: it stays
+    assert (page.body, page.link_share) == (bare.body, bare.link_share)
+    assert "http://127.0.0.1/book/ch39.html" in page.links
+
+
+def test_short_sidebars_a_pages_own_contents_and_asides_in_the_content_stay():
+    main = "<p>安装编译器以后，先写一个打印问候语的程序。</p>"
+    short = extract_page(parse_html(_book_page(main, 39)), "http://127.0.0.1/book/a.html")
+    assert "消息传递" in short.body
+    own = extract_page(
+        parse_html(_book_page(main, 60, fragments=True)), "http://127.0.0.1/book/a.html"
+    )
+    assert "消息传递" in own.body
+    aside = _book_page(main, 0).replace(
+        "</main>", f"<aside><ol>{_chapters(60)}</ol></aside></main>"
+    )
+    inside = extract_page(parse_html(aside), "http://127.0.0.1/book/a.html")
+    assert "消息传递" in inside.body

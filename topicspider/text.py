@@ -85,6 +85,14 @@ BLOCK_TAGS = frozenset(
 #: A navigation block whose anchors average at most this many characters is a menu
 #: (首页 | 新闻 | 体育, Home | About); longer anchors are a table of contents, which is content.
 MENU_ANCHOR_CHARS = 8
+#: A navigation or side region outside the main content with links to this many other
+#: pages is the site's table of contents, the same on every page (mdBook, Sphinx and
+#: MkDocs sidebars, blog widgets). A page's own table of contents (links to its sections),
+#: a breadcrumb and previous/next links say where the page is and stay.
+SIDEBAR_LINKS = 40
+_ROLE_REGIONS = etree.XPath("//div[@role='navigation' or @role='complementary']")
+_IN_CONTENT = etree.XPath("ancestor::main | ancestor::article | ancestor::*[@role='main']")
+_AWAY_LINKS = etree.XPath("count(.//a[@href and not(starts-with(normalize-space(@href), '#'))])")
 _HIDDEN_TEXT_TAGS = ("script", "style", "noscript")
 _INVISIBLE_TAGS = frozenset({*_HIDDEN_TEXT_TAGS, "template"})
 _VISIBLE_TEXT = etree.XPath(
@@ -329,8 +337,9 @@ def _links(
     context_chars: int,
     noise_ratio: float,
 ) -> tuple[list[LinkContext], set[etree._Element], int]:
-    """Every link with its context; the blocks that are menus (short links, little else);
-    and how many characters of link text lie outside them."""
+    """Every link with its context; the regions every page of the site repeats, menus
+    (blocks of short links and little else) and sidebar tables of contents; and how many
+    characters of link text lie outside them."""
     text_of = _VisibleText(root)
     language = _language(root.get("lang") or root.get(_XML_LANG))
     found: list[tuple[str, str, etree._Element, bool]] = []
@@ -372,8 +381,21 @@ def _links(
         else:
             context = _around(block_text, text, context_chars)
             links.append(LinkContext(url, text, context, False, translation))
-    outside_menus = sum(chars for block, chars in link_chars.items() if block not in menus)
-    return links, menus, outside_menus
+    site_wide = menus | _sidebars(root)
+    inside = {node for region in site_wide for node in region.iter()}
+    outside = sum(chars for block, chars in link_chars.items() if block not in inside)
+    return links, site_wide, outside
+
+
+def _sidebars(root: etree._Element) -> set[etree._Element]:
+    """The site tables of contents among the page's navigation and side regions (``<nav>``,
+    ``<aside>``, a ``div`` with the ARIA role ``navigation`` or ``complementary``; see
+    :data:`SIDEBAR_LINKS`). An aside inside ``<main>`` or ``<article>`` is the content's own."""
+    return {
+        region
+        for region in [*root.iter("nav", "aside"), *_ROLE_REGIONS(root)]
+        if _AWAY_LINKS(region) >= SIDEBAR_LINKS and not _IN_CONTENT(region)
+    }
 
 
 def extract_page(
@@ -389,7 +411,7 @@ def extract_page(
     (see :func:`link_url`; ``encoding`` is the page's)."""
     title = _SPACES.sub(" ", root.findtext(".//title") or "").strip()
     links: dict[str, LinkContext] = {}
-    found, menus, link_chars = _links(root, base_url, encoding, context_chars, noise_ratio)
+    found, site_wide, link_chars = _links(root, base_url, encoding, context_chars, noise_ratio)
     for link in found:
         known = links.get(link.url)
         if known is None:
@@ -409,15 +431,16 @@ def extract_page(
                 translation=known.translation and link.translation,
             )
     bodies = root.xpath("//body")
-    body = _content_text(bodies[0] if bodies else root, menus)
+    body = _content_text(bodies[0] if bodies else root, site_wide)
     link_share = min(1.0, link_chars / len(body)) if body else 0.0
     return PageText(title, body[:max_chars], links, link_share)
 
 
 def _content_text(element: etree._Element, skip: set[etree._Element]) -> str:
-    """Visible text outside menus: they name the whole site's sections, and would make
-    every page look a little like every topic. Only the elements above a menu or an
-    invisible element are walked here; below them, all of the text is (``itertext``)."""
+    """Visible text outside menus and sidebars: they name the whole site's sections, and
+    would make every page look a little like every topic. Only the elements above one of
+    them or an invisible element are walked here; below them, all of the text is
+    (``itertext``)."""
     leave_out = [*skip, *element.iter(*_INVISIBLE_TAGS)]
     around = {ancestor for node in leave_out for ancestor in node.iterancestors()}
     parts: list[str] = []
