@@ -25,6 +25,13 @@ PAGE = """<html><head><title>足球比赛回顾</title></head><body>
    <a href="/中文/页面.html?q=足球">中文链接</a></p>
 </body></html>"""
 
+#: A book's contents, as a sidebar lists them on every page: 45 chapters, some on football.
+CHAPTERS = "".join(
+    f'<li><a href="/book/ch{n}.html">第{n}章：{title}</a></li>'
+    for n, title in enumerate(["足球比赛规则", "球员与教练", "联赛和杯赛"] * 15)
+)
+COOKING = "先把土豆切成细丝，用清水泡去淀粉，再下锅大火快炒。"
+
 
 def project_settings() -> Settings:
     settings = Settings()
@@ -159,20 +166,43 @@ def test_topical_link_share_tells_a_topic_index_from_a_site_index():
 def test_a_site_sidebar_naming_the_topic_does_not_make_every_page_relevant():
     """mdBook, Sphinx and blog sidebars list every chapter on every page: a page about
     something else scores nothing for the topic a sidebar entry names."""
-    chapters = "".join(
-        f'<li><a href="/book/ch{n}.html">第{n}章：{title}</a></li>'
-        for n, title in enumerate(["足球比赛规则", "球员与教练", "联赛和杯赛"] * 15)
-    )
 
     def page(title: str, text: str) -> str:
         return (
             f"<html><head><title>{title}</title></head><body>"
-            f'<nav class="sidebar"><ol>{chapters}</ol></nav><main><p>{text}</p></main>'
+            f'<nav class="sidebar"><ol>{CHAPTERS}</ol></nav><main><p>{text}</p></main>'
             "</body></html>"
         )
 
-    cooking = analyze(page("家常菜谱", "先把土豆切成细丝，用清水泡去淀粉，再下锅大火快炒。"))
+    cooking = analyze(page("家常菜谱", COOKING))
     match = analyze(page("足球比赛规则", "一场足球比赛分上下两个半场，每队上场十一名球员。"))
     assert cooking.relevance == 0
     assert match.relevance > 0.3
     assert "http://127.0.0.1/book/ch44.html" in {link.url for link in cooking.links}
+
+
+def test_a_sidebar_in_a_plain_div_stops_counting_once_another_page_had_it():
+    """Texinfo manuals and most templates of Chinese sites put the whole site's contents in
+    a ``div`` on every page. Counted as text it makes every page look like every topic and
+    every page a near-duplicate of every other; the analyzer learns it from the pages."""
+
+    def page(title: str, text: str) -> bytes:
+        return (
+            f"<html><head><title>{title}</title></head><body><div id='main'><p>{text}</p></div>"
+            f"<div id='toc'><ul>{CHAPTERS}</ul></div></body></html>"
+        ).encode()
+
+    shared = analyzer()
+    pages = [
+        shared.analyze(f"http://127.0.0.1/{n}.html", page(title, text), "text/html")
+        for n, (title, text) in enumerate(
+            [
+                ("目录", "欢迎阅读本书。"),
+                ("家常菜谱", COOKING),
+                ("天气", "明天白天多云转晴，夜间有小雨，气温十二到十八度。"),
+            ]
+        )
+    ]
+    assert pages[0].relevance > 0  # the first page cannot know
+    assert pages[1].relevance == pages[2].relevance == 0
+    assert bin(pages[1].fingerprint ^ pages[2].fingerprint).count("1") > 3

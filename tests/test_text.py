@@ -1,4 +1,5 @@
 from topicspider.text import (
+    RegionMemory,
     add_terms,
     extract_page,
     mentions,
@@ -262,3 +263,47 @@ def test_short_sidebars_a_pages_own_contents_and_asides_in_the_content_stay():
     )
     inside = extract_page(parse_html(aside), "http://127.0.0.1/book/a.html")
     assert "消息传递" in inside.body
+
+
+def _texinfo_page(main: str, toc_links: int) -> str:
+    """A Texinfo/portal-style page: the site's contents in a plain ``div``, beside the page."""
+    return (
+        f'<html><body><div id="main">{main}</div>'
+        f'<div id="tocframe"><ul class="toc">{_chapters(toc_links)}</ul></div></body></html>'
+    )
+
+
+def test_a_link_region_another_page_had_is_not_the_pages_text():
+    """Nothing in a plain ``div`` says it is the site's sidebar; being on every page does."""
+    memory = RegionMemory()
+    first, second = (
+        extract_page(
+            parse_html(_texinfo_page(f"<p>{text}</p>", 40)),
+            f"http://127.0.0.1/book/{name}.html",
+            memory=memory,
+        )
+        for name, text in [
+            ("a", "安装编译器以后，先写一个打印问候语的程序。"),
+            ("b", "变量默认不可变。"),
+        ]
+    )
+    assert "消息传递" in first.body  # the first page cannot know
+    assert "消息传递" not in second.body
+    assert "变量默认不可变" in second.body
+    assert "http://127.0.0.1/book/ch39.html" in second.links
+    alone = extract_page(parse_html(_texinfo_page("<p>变量默认不可变。</p>", 40)), "http://h/")
+    assert "消息传递" in alone.body  # without a memory, nothing is left out
+
+
+def test_short_or_different_link_regions_stay_and_a_full_memory_still_knows_its_regions():
+    memory = RegionMemory()
+    for name in "ab":
+        short = extract_page(
+            parse_html(_texinfo_page("<p>变量默认不可变。</p>", 39)),
+            f"http://127.0.0.1/{name}.html",
+            memory=memory,
+        )
+    assert "消息传递" in short.body
+    full = RegionMemory(capacity=1)
+    assert full.seen([(40, 1), (40, 2)]) == [False, False]
+    assert full.seen([(40, 1), (40, 2)]) == [True, False]

@@ -3,8 +3,9 @@
 Nothing here depends on what the crawl has learned, so it can run in worker processes
 (:mod:`topicspider.workers`) while the spider, on the reactor thread, keeps the crawl's
 state (URL templates, link-score mix, fingerprints of stored pages, host counts).
-The one exception, tf-idf's document frequencies, is learned by each analyzer from
-the pages it sees.
+Two things are learned by each analyzer from the pages it sees: tf-idf's document
+frequencies, and the link regions every page repeats
+(:class:`~topicspider.text.RegionMemory`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from topicspider.charset import detect_encoding
 from topicspider.keywords import KeywordVector
 from topicspider.relevance import Relevance, link_text
 from topicspider.simhash import simhash
-from topicspider.text import extract_page, parse_html, tokenize, url_words
+from topicspider.text import RegionMemory, extract_page, parse_html, tokenize, url_words
 from topicspider.urlpatterns import is_noise, template
 
 __all__ = ["Analyzer", "PageAnalysis", "ScoredLink"]
@@ -107,6 +108,7 @@ class Analyzer:
         self.max_links = max_links
         self.fingerprints = fingerprints
         self.domains = domains
+        self.regions = RegionMemory()
         self.allow = re.compile(allow) if allow else None
         self.deny = re.compile(deny) if deny else None
         # Two links in three on a page lead where links on other pages already did
@@ -147,6 +149,7 @@ class Analyzer:
             context_chars=self.context_chars,
             max_chars=self.max_chars,
             noise_ratio=self.noise_ratio,
+            memory=self.regions,
         )
         tokens = tokenize(page.body)
         followed = [

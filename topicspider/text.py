@@ -26,6 +26,7 @@ from w3lib.url import safe_url_string
 __all__ = [
     "LinkContext",
     "PageText",
+    "RegionMemory",
     "add_terms",
     "extract_page",
     "link_url",
@@ -90,6 +91,8 @@ MENU_ANCHOR_CHARS = 8
 #: MkDocs sidebars, blog widgets). A page's own table of contents (links to its sections),
 #: a breadcrumb and previous/next links say where the page is and stay.
 SIDEBAR_LINKS = 40
+#: Regions that a crawl remembers word for word, to know them on other pages.
+REMEMBERED_REGIONS = 100_000
 _ROLE_REGIONS = etree.XPath("//div[@role='navigation' or @role='complementary']")
 _IN_CONTENT = etree.XPath("ancestor::main | ancestor::article | ancestor::*[@role='main']")
 _AWAY_LINKS = etree.XPath("count(.//a[@href and not(starts-with(normalize-space(@href), '#'))])")
@@ -336,15 +339,20 @@ def _links(
     encoding: str,
     context_chars: int,
     noise_ratio: float,
+    memory: RegionMemory | None,
 ) -> tuple[list[LinkContext], set[etree._Element], int]:
     """Every link with its context; the regions every page of the site repeats, menus
-    (blocks of short links and little else) and sidebar tables of contents; and how many
-    characters of link text lie outside them."""
+    (blocks of short links and little else), sidebar tables of contents and, with a
+    ``memory``, link regions another page had too; and how many characters of link text
+    lie outside them."""
     text_of = _VisibleText(root)
     language = _language(root.get("lang") or root.get(_XML_LANG))
     found: list[tuple[str, str, etree._Element, bool]] = []
     link_chars: Counter[etree._Element] = Counter()
     link_counts: Counter[etree._Element] = Counter()
+    # Per block, its links to other pages: how many, and the sum of their hashes.
+    away: Counter[etree._Element] = Counter()
+    away_sum: Counter[etree._Element] = Counter()
     # A page links to the same address many times (its own sections, above all: a
     # third of the Python docs' links): the fragment does not change where it goes.
     urls: dict[str, str | None] = {}
@@ -365,8 +373,12 @@ def _links(
         found.append((url, text, block, translation))
         link_chars[block] += len(text)
         link_counts[block] += 1
+        if target:
+            away[block] += 1
+            away_sum[block] += hash((url, text))
     links: list[LinkContext] = []
     menus: set[etree._Element] = set()
+    navigation: set[etree._Element] = set()
     block_texts: dict[etree._Element, str] = {}
     for url, text, block, translation in found:
         if block not in block_texts:
@@ -375,6 +387,7 @@ def _links(
         # A block that is mostly link text is navigation: its text says where the
         # site goes, not what this link is about.
         if link_chars[block] > noise_ratio * len(block_text):
+            navigation.add(block)
             if link_chars[block] <= MENU_ANCHOR_CHARS * link_counts[block]:
                 menus.add(block)
             links.append(LinkContext(url, text, text, True, translation))
@@ -382,9 +395,59 @@ def _links(
             context = _around(block_text, text, context_chars)
             links.append(LinkContext(url, text, context, False, translation))
     site_wide = menus | _sidebars(root)
+    if memory is not None:
+        site_wide |= _repeated(navigation, away, away_sum, memory)
     inside = {node for region in site_wide for node in region.iter()}
     outside = sum(chars for block, chars in link_chars.items() if block not in inside)
     return links, site_wide, outside
+
+
+class RegionMemory:
+    """The large link regions of the pages analyzed so far, by the links they hold.
+
+    A sidebar marked up as a plain ``div`` (Texinfo's, most templates of Chinese sites)
+    cannot be told from the page's own table of contents, but it is the same on every
+    page: the second page that shows it gives it away. Bounded by
+    :data:`REMEMBERED_REGIONS`; once full, it still knows the regions it holds.
+    """
+
+    def __init__(self, capacity: int = REMEMBERED_REGIONS) -> None:
+        self.capacity = capacity
+        self._regions: set[tuple[int, int]] = set()
+
+    def seen(self, regions: list[tuple[int, int]]) -> list[bool]:
+        """Whether each region was on a page before this one; then remembers them."""
+        known = [region in self._regions for region in regions]
+        for region in regions:
+            if len(self._regions) >= self.capacity:
+                break
+            self._regions.add(region)
+        return known
+
+
+def _repeated(
+    navigation: set[etree._Element],
+    away: Counter[etree._Element],
+    away_sum: Counter[etree._Element],
+    memory: RegionMemory,
+) -> set[etree._Element]:
+    """The regions whose navigation blocks link to :data:`SIDEBAR_LINKS` other pages, with
+    the same anchors, as a region of another page did (see :class:`RegionMemory`). Summed
+    up the tree: walking every region's text would cost a tenth of a page's analysis."""
+    counts: Counter[etree._Element] = Counter()
+    sums: Counter[etree._Element] = Counter()
+    for block in navigation:
+        if links := away[block]:
+            for region in (block, *block.iterancestors()):
+                counts[region] += links
+                sums[region] += away_sum[block]
+    regions = [
+        region
+        for region, links in counts.items()
+        if links >= SIDEBAR_LINKS and region.tag not in ("html", "body")
+    ]
+    keys = [(counts[region], sums[region] & 0xFFFF_FFFF_FFFF_FFFF) for region in regions]
+    return {region for region, known in zip(regions, memory.seen(keys), strict=True) if known}
 
 
 def _sidebars(root: etree._Element) -> set[etree._Element]:
@@ -406,12 +469,16 @@ def extract_page(
     context_chars: int = 60,
     max_chars: int = 20000,
     noise_ratio: float = 0.25,
+    memory: RegionMemory | None = None,
 ) -> PageText:
     """Title, visible body text (capped) and every link, in page order, keyed by its URL
-    (see :func:`link_url`; ``encoding`` is the page's)."""
+    (see :func:`link_url`; ``encoding`` is the page's). With a ``memory``, link regions
+    another page had too are left out of the text (see :class:`RegionMemory`)."""
     title = _SPACES.sub(" ", root.findtext(".//title") or "").strip()
     links: dict[str, LinkContext] = {}
-    found, site_wide, link_chars = _links(root, base_url, encoding, context_chars, noise_ratio)
+    found, site_wide, link_chars = _links(
+        root, base_url, encoding, context_chars, noise_ratio, memory
+    )
     for link in found:
         known = links.get(link.url)
         if known is None:
