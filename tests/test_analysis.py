@@ -206,3 +206,16 @@ def test_a_sidebar_in_a_plain_div_stops_counting_once_another_page_had_it():
     assert pages[0].relevance > 0  # the first page cannot know
     assert pages[1].relevance == pages[2].relevance == 0
     assert bin(pages[1].fingerprint ^ pages[2].fingerprint).count("1") > 3
+
+
+def test_a_section_whose_title_does_not_name_the_topic_scores_by_its_chapter():
+    contents = (
+        '<ul><li><a href="/football.html">第3章 足球比赛</a><ul>'
+        '<li><a href="/s/31.html">3.1 规则与裁判</a></li></ul></li>'
+        '<li><a href="/cooking.html">第4章 家常菜谱</a><ul>'
+        '<li><a href="/s/41.html">4.1 规则与火候</a></li></ul></li></ul>'
+    )
+    page = analyze(f"<html><body>{contents}</body></html>")
+    score = {link.url: link.anchor for link in page.links}
+    assert score["http://127.0.0.1/s/31.html"] > 0
+    assert score["http://127.0.0.1/s/41.html"] == 0

@@ -307,3 +307,24 @@ def test_short_or_different_link_regions_stay_and_a_full_memory_still_knows_its_
     full = RegionMemory(capacity=1)
     assert full.seen([(40, 1), (40, 2)]) == [False, False]
     assert full.seen([(40, 1), (40, 2)]) == [True, False]
+
+
+def test_a_link_in_a_table_of_contents_carries_the_titles_of_the_entries_above_it():
+    """A section is about what its chapter is about, though its own title may not say so:
+    in nested lists (Sphinx, Texinfo) and DocBook's ``dt``/``dd`` alike."""
+    nested = (
+        '<ul><li><a href="/ch3.html">3. 足球比赛</a><ul>'
+        '<li><a href="/ch3-4.html">3.4 收尾</a><ul>'
+        '<li><a href="/ch3-4-1.html">3.4.1 用变量组织</a></li></ul></li></ul></li>'
+        '<li><a href="/ch4.html">4. 烹饪</a></li></ul>'
+    )
+    docbook = (
+        '<dl class="toc"><dt><span><a href="/apt.html">6. 维护和更新：APT 工具</a></span></dt>'
+        '<dd><dl><dt><span><a href="/apt-get.html">6.2. 初始化</a></span></dt></dl></dd></dl>'
+    )
+    links = extract_page(parse_html(f"<body>{nested}{docbook}</body>"), "http://h/").links
+    assert links["http://h/ch3-4-1.html"].context.startswith("3. 足球比赛 3.4 收尾")
+    assert "3.4.1 用变量组织" in links["http://h/ch3-4-1.html"].context
+    assert links["http://h/ch3-4.html"].context.startswith("3. 足球比赛 3.4 收尾")
+    assert "足球" not in links["http://h/ch4.html"].context
+    assert links["http://h/apt-get.html"].context.startswith("6. 维护和更新：APT 工具")

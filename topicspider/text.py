@@ -91,6 +91,8 @@ MENU_ANCHOR_CHARS = 8
 #: MkDocs sidebars, blog widgets). A page's own table of contents (links to its sections),
 #: a breadcrumb and previous/next links say where the page is and stay.
 SIDEBAR_LINKS = 40
+#: How many entries above a link in a nested table of contents count as its context.
+TOC_LEVELS = 3
 #: Regions that a crawl remembers word for word, to know them on other pages.
 REMEMBERED_REGIONS = 100_000
 _ROLE_REGIONS = etree.XPath("//div[@role='navigation' or @role='complementary']")
@@ -328,6 +330,31 @@ def _around(block_text: str, anchor: str, chars: int) -> str:
     return block_text[start : position + len(anchor) + chars]
 
 
+def _entries_above(items: etree._Element, text_of: _VisibleText) -> str:
+    """The titles of the entries a nested list of a table of contents sits under, outermost
+    first (``li > ul``, or DocBook's ``dt`` followed by ``dd > dl``): a section is about what
+    its chapter is about, though its own title may not say so."""
+    titles: list[str] = []
+    node: etree._Element | None = items
+    while node is not None and len(titles) < TOC_LEVELS:
+        parent = node.getparent()
+        if parent is None:
+            break
+        if parent.tag == "li":
+            parts = [parent.text or ""]
+            for child in parent:
+                if child is node:
+                    break
+                parts += [text_of(child), child.tail or ""]
+            titles.append(" ".join(parts))
+        elif parent.tag == "dd" and (term := parent.getprevious()) is not None and term.tag == "dt":
+            titles.append(text_of(term))
+        else:
+            break
+        node = parent.getparent()
+    return _SPACES.sub(" ", " ".join(reversed(titles))).strip()
+
+
 def _language(tag: str | None) -> str:
     """The primary language of a language tag (``zh-CN`` → ``zh``), or ''."""
     return (tag or "").strip().split("-", 1)[0].split("_", 1)[0].lower()
@@ -356,6 +383,7 @@ def _links(
     # A page links to the same address many times (its own sections, above all: a
     # third of the Python docs' links): the fragment does not change where it goes.
     urls: dict[str, str | None] = {}
+    headings: dict[etree._Element, str] = {}
     for anchor in root.iter("a", "area"):
         href = anchor.get("href")
         if not href:
@@ -370,7 +398,12 @@ def _links(
         block = _block_of(anchor)
         target_language = _language(anchor.get("hreflang"))
         translation = bool(language and target_language and target_language != language)
-        found.append((url, text, block, translation))
+        above = ""
+        if block.tag in ("li", "dt") and (items := block.getparent()) is not None:
+            if items not in headings:
+                headings[items] = _entries_above(items, text_of)
+            above = headings[items]
+        found.append((url, text, block, translation, above))
         link_chars[block] += len(text)
         link_counts[block] += 1
         if target:
@@ -380,7 +413,7 @@ def _links(
     menus: set[etree._Element] = set()
     navigation: set[etree._Element] = set()
     block_texts: dict[etree._Element, str] = {}
-    for url, text, block, translation in found:
+    for url, text, block, translation, above in found:
         if block not in block_texts:
             block_texts[block] = text_of(block)
         block_text = block_texts[block]
@@ -390,10 +423,12 @@ def _links(
             navigation.add(block)
             if link_chars[block] <= MENU_ANCHOR_CHARS * link_counts[block]:
                 menus.add(block)
-            links.append(LinkContext(url, text, text, True, translation))
+            context, is_navigation = text, True
         else:
-            context = _around(block_text, text, context_chars)
-            links.append(LinkContext(url, text, context, False, translation))
+            context, is_navigation = _around(block_text, text, context_chars), False
+        if above:
+            context = f"{above} {context}"
+        links.append(LinkContext(url, text, context, is_navigation, translation))
     site_wide = menus | _sidebars(root)
     if memory is not None:
         site_wide |= _repeated(navigation, away, away_sum, memory)
