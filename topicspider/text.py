@@ -93,7 +93,7 @@ MENU_ANCHOR_CHARS = 8
 SIDEBAR_LINKS = 40
 #: How many entries above a link in a nested table of contents count as its context.
 TOC_LEVELS = 3
-#: Regions that a crawl remembers word for word, to know them on other pages.
+#: How many link regions an analyzer remembers, to know them on other pages.
 REMEMBERED_REGIONS = 100_000
 _ROLE_REGIONS = etree.XPath("//div[@role='navigation' or @role='complementary']")
 _IN_CONTENT = etree.XPath("ancestor::main | ancestor::article | ancestor::*[@role='main']")
@@ -374,7 +374,7 @@ def _links(
     lie outside them."""
     text_of = _VisibleText(root)
     language = _language(root.get("lang") or root.get(_XML_LANG))
-    found: list[tuple[str, str, etree._Element, bool]] = []
+    found: list[tuple[str, str, etree._Element, bool, str]] = []
     link_chars: Counter[etree._Element] = Counter()
     link_counts: Counter[etree._Element] = Counter()
     # Per block, its links to other pages: how many, and the sum of their hashes.
