@@ -238,3 +238,28 @@ def test_follow_translations_crawls_every_language(bilingual_site, tmp_path):
     result = crawl(f"{bilingual_site}/index.html", tmp_path, "TOPIC_FOLLOW_TRANSLATIONS=True")
     assert {"/en/index.html", "/en/match.html"} <= set(result.fetched)
     assert "topic/translation_link" not in result.log
+
+
+@pytest.fixture(scope="module")
+def switcher_site(tmp_path_factory):
+    """Texinfo-style translations: ``x.zh.html`` beside the default ``x.html`` and copies in
+    other languages, the switcher on every page naming them without ``hreflang``."""
+    root = tmp_path_factory.mktemp("switcher-site")
+    for name, title in (("index", "足球比赛"), ("match", "联赛第十轮比赛回顾")):
+        for code in ("zh.", "", "de.", "fr."):
+            switch = " | ".join(
+                f'<a href="{name}.{other}html">{other or "en"}</a>'
+                for other in ("zh.", "", "de.", "fr.")
+            )
+            links = f'<p>本周：<a href="match.{code}html">联赛第十轮比赛回顾</a></p>'
+            html = page(title, f'<p class="lang">{switch}</p>{ARTICLE}{links}')
+            (root / f"{name}.{code}html").write_text(html, "utf-8")
+    yield from served(root)
+
+
+def test_a_language_switcher_without_hreflang_is_not_followed_but_to_the_default(
+    switcher_site, tmp_path
+):
+    result = crawl(f"{switcher_site}/index.zh.html", tmp_path)
+    assert set(result.fetched) == {"/index.zh.html", "/match.zh.html", "/index.html", "/match.html"}
+    assert "topic/translation_link" in result.log

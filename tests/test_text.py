@@ -1,3 +1,5 @@
+from urllib.parse import urljoin
+
 from topicspider.text import (
     RegionMemory,
     add_terms,
@@ -133,6 +135,34 @@ def test_links_to_the_page_in_another_language_are_marked():
     assert not links["http://h/fr/guide.html"].translation
     unknown = extract_page(parse_html(f"<html><body>{switcher}"), "http://h/").links
     assert not any(link.translation for link in unknown.values())
+
+
+def test_a_language_switcher_without_hreflang_is_told_by_the_language_codes_in_its_addresses():
+    """Texinfo's ``guide.it.html``, Apache's ``guide.html.de``, ``/fr/`` and ``?lang=``: two or
+    more links to the page's own address with another language code."""
+    switchers = {
+        "http://h/manual/guide.zh.html": ("guide.html", "guide.it.html", "guide.de.html"),
+        "http://h/manual/guide.html.en": ("guide.html", "guide.html.fr", "guide.html.ja"),
+        "http://h/zh-cn/manual/guide.html": (
+            "/manual/guide.html",
+            "/fr/manual/guide.html",
+            "/pt-br/manual/guide.html",
+        ),
+        "http://h/guide?lang=zh": ("/guide", "/guide?lang=it", "/guide?lang=de"),
+    }
+    for url, (default, *others) in switchers.items():
+        body = "".join(f'<a href="{href}">{href}</a> ' for href in (default, *others))
+        body += '<p>See <a href="other.it.html">the other guide</a>.</p>'
+        links = extract_page(parse_html(f"<html><body>{body}"), url).links
+        translations = {link for link, context in links.items() if context.translation}
+        # The address without a code is the site's default language: not known to be another.
+        assert translations == {urljoin(url, href) for href in others}, url
+
+
+def test_one_address_with_a_language_code_is_not_a_language_switcher():
+    body = '<a href="/it/guide.html">IT guide</a> <a href="/guide.html">guide</a>'
+    links = extract_page(parse_html(f"<html><body>{body}"), "http://h/en/guide.html").links
+    assert not any(link.translation for link in links.values())
 
 
 def test_base_href_is_honoured():

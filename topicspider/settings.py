@@ -49,8 +49,8 @@ TOPIC_ADAPTIVE_WARMUP = 50
 # Drop links to session-id, calendar, print and share URLs, and to URL templates that
 # yielded nothing on topic in 30 fetches.
 TOPIC_DROP_NOISE_URLS = True
-# Follow links a page marks (hreflang) as itself in another language: off, the crawl stays
-# in the language of its seeds.
+# Follow links to the page itself in another language (marked with hreflang, or a switcher
+# of its address with other language codes): off, the crawl stays in the seeds' language.
 TOPIC_FOLLOW_TRANSLATIONS = False
 # An accepted page whose SimHash is within this many bits (of 64) of a stored page's is
 # not stored again (-1: off).

@@ -98,6 +98,18 @@ REMEMBERED_REGIONS = 100_000
 _ROLE_REGIONS = etree.XPath("//div[@role='navigation' or @role='complementary']")
 _IN_CONTENT = etree.XPath("ancestor::main | ancestor::article | ancestor::*[@role='main']")
 _AWAY_LINKS = etree.XPath("count(.//a[@href and not(starts-with(normalize-space(@href), '#'))])")
+#: A language code in an address: a path segment (``/en/``, ``/zh-cn/``), an extension
+#: (``guide.zh.html``, Apache's ``guide.html.de``) or a query parameter (``?lang=fr``). The
+#: codes (ISO 639-1, and cn, jp, kr, tw as sites use them) are grouped by first letter.
+_URL_LANGUAGE = re.compile(
+    r"[/.](?:a[fmrz]|b[egnrs]|c[ansy]|d[ae]|e[lnostu]|f[air]|g[alu]|h[eiruy]|i[dst]|j[ap]|"
+    r"k[akmnory]|l[otv]|m[klnrsy]|n[belno]|p[alst]|r[ou]|s[iklqrvw]|t[aehlrw]|u[krz]|vi|zh)"
+    r"(?:[-_][a-z]{2,4})?(?=[/.?#]|$)"
+    r"|(?<=[?&])(?:lang|language|locale|hl)=[a-z]{2}(?:[-_][a-z]{2,4})?(?:&|$)",
+    re.IGNORECASE,
+)
+#: The most characters a language code adds to an address (``&language=pt-br``, ``.zh-hant``).
+_LANGUAGE_CODE_CHARS = 24
 _HIDDEN_TEXT_TAGS = ("script", "style", "noscript")
 _INVISIBLE_TAGS = frozenset({*_HIDDEN_TEXT_TAGS, "template"})
 _VISIBLE_TEXT = etree.XPath(
@@ -360,6 +372,29 @@ def _language(tag: str | None) -> str:
     return (tag or "").strip().split("-", 1)[0].split("_", 1)[0].lower()
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _unlocalized(url: str) -> str:
+    return _URL_LANGUAGE.sub("", url).rstrip("?&")
+
+
+def _language_variants(urls: Iterable[str], page_url: str) -> set[str]:
+    """The addresses that are the page's own with another language code: a language
+    switcher, when the page links to two or more of them (one alone may be a section
+    named like a language code: ``/it/`` for IT). An address without a code is not one:
+    its language is the site's default, which the address does not tell."""
+    page_url = page_url.split("#", 1)[0]
+    own = _unlocalized(page_url)
+    variants = {
+        url
+        for url in urls
+        if url != page_url
+        and abs(len(url) - len(page_url)) <= _LANGUAGE_CODE_CHARS
+        and (bare := _unlocalized(url)) == own
+        and bare != url
+    }
+    return variants if len(variants) >= 2 else set()
+
+
 def _links(
     root: etree._Element,
     base_url: str,
@@ -413,7 +448,9 @@ def _links(
     menus: set[etree._Element] = set()
     navigation: set[etree._Element] = set()
     block_texts: dict[etree._Element, str] = {}
-    for url, text, block, translation, above in found:
+    variants = _language_variants(filter(None, urls.values()), base_url)
+    for url, text, block, marked, above in found:
+        translation = marked or url in variants
         if block not in block_texts:
             block_texts[block] = text_of(block)
         block_text = block_texts[block]
