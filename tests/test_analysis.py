@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+from urllib.parse import urlsplit
 
 import pytest
 from scrapy.settings import Settings
@@ -128,6 +129,19 @@ def test_allow_deny_and_the_cap_on_links():
     assert len(capped.links) == 10
     assert capped.truncated == 40
     assert capped.links[0].url.endswith("/p/0.html")  # page order
+
+
+def test_a_seed_on_the_bare_domain_keeps_the_hosts_beside_it():
+    hosts = ("example.com.cn", "www.example.com.cn", "news.example.com.cn", "example.cn")
+    links = "".join(f'<a href="http://{host}/a.html">{host}</a>' for host in hosts)
+    html = f"<html><body><p>{links}</p></body></html>".encode()
+
+    def followed(domain: str) -> set[str]:
+        page = Analyzer(KEYWORDS, domains=(domain,)).analyze(f"http://{domain}/", html, "text/html")
+        return {urlsplit(link.url).hostname for link in page.links}
+
+    assert followed("www.example.com.cn") == {"www.example.com.cn"}
+    assert followed("example.com.cn") == set(hosts) - {"example.cn"}
 
 
 def test_same_text_same_fingerprint_and_off_when_asked():

@@ -159,6 +159,17 @@ def test_a_language_switcher_without_hreflang_is_told_by_the_language_codes_in_i
         assert translations == {urljoin(url, href) for href in others}, url
 
 
+def test_a_language_switcher_is_of_the_page_s_own_address_not_its_base_href():
+    body = "".join(
+        f'<a href="{href}">{href}</a> '
+        for href in ("/fr/", "/de/", "../fr/guide.html", "../de/guide.html")
+    )
+    html = f'<html><head><base href="http://h/en/"></head><body>{body}'
+    links = extract_page(parse_html(html), "http://h/en/", page_url="http://h/en/guide.html").links
+    translations = {url for url, link in links.items() if link.translation}
+    assert translations == {"http://h/fr/guide.html", "http://h/de/guide.html"}
+
+
 def test_one_address_with_a_language_code_is_not_a_language_switcher():
     body = '<a href="/it/guide.html">IT guide</a> <a href="/guide.html">guide</a>'
     links = extract_page(parse_html(f"<html><body>{body}"), "http://h/en/guide.html").links

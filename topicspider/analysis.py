@@ -150,6 +150,7 @@ class Analyzer:
             max_chars=self.max_chars,
             noise_ratio=self.noise_ratio,
             memory=self.regions,
+            page_url=url,
         )
         tokens = tokenize(page.body)
         followed = [

@@ -382,7 +382,6 @@ def _language_variants(urls: Iterable[str], page_url: str) -> set[str]:
     switcher, when the page links to two or more of them (one alone may be a section
     named like a language code: ``/it/`` for IT). An address without a code is not one:
     its language is the site's default, which the address does not tell."""
-    page_url = page_url.split("#", 1)[0]
     own = _unlocalized(page_url)
     variants = {
         url
@@ -398,6 +397,7 @@ def _language_variants(urls: Iterable[str], page_url: str) -> set[str]:
 def _links(
     root: etree._Element,
     base_url: str,
+    page_url: str,
     encoding: str,
     context_chars: int,
     noise_ratio: float,
@@ -448,7 +448,8 @@ def _links(
     menus: set[etree._Element] = set()
     navigation: set[etree._Element] = set()
     block_texts: dict[etree._Element, str] = {}
-    variants = _language_variants(filter(None, urls.values()), base_url)
+    own_url = link_url(page_url, page_url, encoding) or page_url
+    variants = _language_variants(filter(None, urls.values()), own_url)
     for url, text, block, marked, above in found:
         translation = marked or url in variants
         if block not in block_texts:
@@ -542,14 +543,16 @@ def extract_page(
     max_chars: int = 20000,
     noise_ratio: float = 0.25,
     memory: RegionMemory | None = None,
+    page_url: str | None = None,
 ) -> PageText:
     """Title, visible body text (capped) and every link, in page order, keyed by its URL
-    (see :func:`link_url`; ``encoding`` is the page's). With a ``memory``, link regions
-    another page had too are left out of the text (see :class:`RegionMemory`)."""
+    (see :func:`link_url`; ``encoding`` is the page's; ``page_url`` its address, if a
+    ``<base href>`` made ``base_url`` another). With a ``memory``, link regions another
+    page had too are left out of the text (see :class:`RegionMemory`)."""
     title = _SPACES.sub(" ", root.findtext(".//title") or "").strip()
     links: dict[str, LinkContext] = {}
     found, site_wide, link_chars = _links(
-        root, base_url, encoding, context_chars, noise_ratio, memory
+        root, base_url, page_url or base_url, encoding, context_chars, noise_ratio, memory
     )
     for link in found:
         known = links.get(link.url)
