@@ -160,7 +160,8 @@ class LinkContext:
     context: str
     #: Found only in blocks whose link-text ratio exceeds the noise ratio (menus, link lists).
     navigation: bool = False
-    #: Marked (``hreflang``) as the page in a language other than the one it is on.
+    #: The page in another language: marked so (``hreflang``), or one of two or more links
+    #: to the page's own address with another language code (a language switcher).
     translation: bool = False
 
 
