@@ -263,3 +263,36 @@ def test_a_language_switcher_without_hreflang_is_not_followed_but_to_the_default
     result = crawl(f"{switcher_site}/index.zh.html", tmp_path)
     assert set(result.fetched) == {"/index.zh.html", "/match.zh.html", "/index.html", "/match.html"}
     assert "topic/translation_link" in result.log
+
+
+@pytest.fixture(scope="module")
+def framed_site(tmp_path_factory):
+    """A GBK site in frames: the front page is a frameset of a menu and a main page, and the
+    main page loads its list of match reports in an ``iframe``."""
+    root = tmp_path_factory.mktemp("framed-site")
+
+    def gbk(name: str, html: str) -> None:
+        (root / name).write_bytes(html.replace('charset="utf-8"', 'charset="gbk"').encode("gbk"))
+
+    gbk(
+        "index.html",
+        '<html><head><meta charset="utf-8"><title>体育新闻网</title></head>'
+        '<frameset cols="20%,80%"><frame src="menu.html"><frame src="main.html"></frameset></html>',
+    )
+    gbk("menu.html", page("导航", '<a href="main.html">首页</a> <a href="about.html">关于</a>'))
+    gbk("about.html", page("关于我们", "<p>本站创办于二〇〇一年。</p>"))
+    gbk("main.html", page("足球比赛", f'{ARTICLE}<iframe src="list.html"></iframe>'))
+    items = "".join(f'<li><a href="{n}.html">足球联赛第{n}轮比赛回顾</a></li>' for n in (1, 2))
+    gbk("list.html", page("比赛列表", f"<ul>{items}</ul>"))
+    for n in (1, 2):
+        gbk(f"{n}.html", page(f"足球联赛第{n}轮比赛回顾", f"<p>第{n}轮。</p>{ARTICLE}"))
+    yield from served(root)
+
+
+def test_a_site_in_frames_is_crawled_through_its_frames(framed_site, tmp_path):
+    result = crawl(f"{framed_site}/index.html", tmp_path, "TOPIC_DUPLICATE_DISTANCE=-1")
+    assert {"/menu.html", "/main.html", "/list.html", "/1.html", "/2.html"} <= set(result.fetched)
+    assert {"/main.html", "/1.html", "/2.html"} <= set(result.stored)
+    assert "/about.html" not in result.stored
+    stored = read_jsonl(tmp_path / "pages" / "index.jsonl")
+    assert {row["charset"] for row in stored} == {"gb18030"}

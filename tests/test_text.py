@@ -176,6 +176,24 @@ def test_one_address_with_a_language_code_is_not_a_language_switcher():
     assert not any(link.translation for link in links.values())
 
 
+def test_frames_and_embedded_frames_are_links_to_the_pages_they_load():
+    frameset = (
+        '<html><head><meta charset="gbk"><title>体育新闻</title></head><frameset cols="20%,80%">'
+        '<frame name="left" src="menu.html"><frame src="main.html" title="足球新闻"></frameset>'
+    )
+    page = extract_page(parse_html(frameset.encode("gbk")), "http://127.0.0.1/sports/")
+    assert set(page.links) == {
+        "http://127.0.0.1/sports/menu.html",
+        "http://127.0.0.1/sports/main.html",
+    }
+    assert page.links["http://127.0.0.1/sports/main.html"].anchor == "足球新闻"
+    embedded = '<p>本周足球比赛一览：<iframe src="/list.html" title="比赛列表"></iframe></p>'
+    links = extract_page(parse_html(embedded), "http://127.0.0.1/").links
+    link = links["http://127.0.0.1/list.html"]
+    assert "本周足球比赛一览" in link.context
+    assert not link.navigation  # its title is not link text on the page
+
+
 def test_base_href_is_honoured():
     html = '<html><head><base href="http://127.0.0.1/deep/"></head><body><a href="x.html">x</a>'
     from scrapy.http import HtmlResponse

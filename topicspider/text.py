@@ -111,6 +111,9 @@ _URL_LANGUAGE = re.compile(
 #: The most characters a language code adds to an address (``&language=pt-br``, ``.zh-hant``).
 _LANGUAGE_CODE_CHARS = 24
 _HIDDEN_TEXT_TAGS = ("script", "style", "noscript")
+# Where a page points to other pages: links, image-map areas, and frames, which some
+# sites (framesets, pages that embed their lists) load their content in.
+_LINK_ATTRIBUTES = {"a": "href", "area": "href", "frame": "src", "iframe": "src"}
 _INVISIBLE_TAGS = frozenset({*_HIDDEN_TEXT_TAGS, "template"})
 _VISIBLE_TEXT = etree.XPath(
     f".//text()[{' and '.join(f'not(ancestor::{tag})' for tag in _HIDDEN_TEXT_TAGS)}]"
@@ -420,8 +423,8 @@ def _links(
     # third of the Python docs' links): the fragment does not change where it goes.
     urls: dict[str, str | None] = {}
     headings: dict[etree._Element, str] = {}
-    for anchor in root.iter("a", "area"):
-        href = anchor.get("href")
+    for anchor in root.iter(*_LINK_ATTRIBUTES):
+        href = anchor.get(_LINK_ATTRIBUTES[anchor.tag])
         if not href:
             continue
         target = strip_html5_whitespace(href).split("#", 1)[0]
@@ -440,6 +443,8 @@ def _links(
                 headings[items] = _entries_above(items, text_of)
             above = headings[items]
         found.append((url, text, block, translation, above))
+        if anchor.tag in ("frame", "iframe"):
+            continue  # no link text on the page: not a part of any menu or sidebar
         link_chars[block] += len(text)
         link_counts[block] += 1
         if target:
