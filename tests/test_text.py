@@ -194,6 +194,18 @@ def test_frames_and_embedded_frames_are_links_to_the_pages_they_load():
     assert not link.navigation  # its title is not link text on the page
 
 
+def test_an_image_link_says_what_its_image_s_alt_says_without_being_link_text():
+    html = (
+        '<p>今日推荐的专题报道与评论文章 <a href="/zt/"><img src="b.jpg" alt="足球专题"></a></p>'
+        '<map><area href="/match.html" alt="比赛"></map>'
+    )
+    page = extract_page(parse_html(html), "http://127.0.0.1/")
+    assert page.links["http://127.0.0.1/zt/"].anchor == "足球专题"
+    assert page.links["http://127.0.0.1/match.html"].anchor == "比赛"
+    assert not page.links["http://127.0.0.1/zt/"].navigation
+    assert "今日推荐" in page.body
+
+
 def test_base_href_is_honoured():
     html = '<html><head><base href="http://127.0.0.1/deep/"></head><body><a href="x.html">x</a>'
     from scrapy.http import HtmlResponse

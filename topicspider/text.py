@@ -328,6 +328,13 @@ class _VisibleText:
         return _SPACES.sub(" ", " ".join(parts)).strip()
 
 
+def _image_text(anchor: etree._Element) -> str:
+    """What an image link says: its image's ``alt`` (a banner's "足球专题"), or an ``area``'s."""
+    if anchor.tag == "area":
+        return anchor.get("alt", "")
+    return next((alt for image in anchor.iter("img") if (alt := image.get("alt"))), "")
+
+
 def _block_of(element: etree._Element) -> etree._Element:
     for ancestor in element.iterancestors():
         if ancestor.tag in BLOCK_TAGS:
@@ -433,7 +440,8 @@ def _links(
         url = urls[target]
         if not url:
             continue
-        text = text_of(anchor) or anchor.get("title", "") or anchor.get("alt", "")
+        visible = text_of(anchor)
+        text = visible or anchor.get("title", "") or _image_text(anchor)
         block = _block_of(anchor)
         target_language = _language(anchor.get("hreflang"))
         translation = bool(language and target_language and target_language != language)
@@ -445,7 +453,7 @@ def _links(
         found.append((url, text, block, translation, above))
         if anchor.tag in ("frame", "iframe"):
             continue  # no link text on the page: not a part of any menu or sidebar
-        link_chars[block] += len(text)
+        link_chars[block] += len(visible)
         link_counts[block] += 1
         if target:
             away[block] += 1
