@@ -6,6 +6,8 @@ import os
 import socket
 import subprocess
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -179,3 +181,39 @@ def test_a_server_that_never_answers_times_out():
         result = scrapy_keywords(url, "-s", "DOWNLOAD_TIMEOUT=1")
     assert result.returncode == 2
     assert f"{url}: cannot fetch: timed out" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("settings", "user_agent"),
+    [
+        (
+            ["-s", "TOPIC_CONTACT=ops@example.org"],
+            "topicspider/0.1.0 (focused crawler; +ops@example.org)",
+        ),
+        (["-s", "USER_AGENT=mybot/2"], "mybot/2"),
+    ],
+)
+def test_pages_are_fetched_with_the_crawl_s_user_agent(settings, user_agent):
+    seen: list[str] = []
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append(self.headers["User-Agent"])
+            body = "<html><title>足球</title><body><p>足球比赛的战术与球员</p></body></html>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.end_headers()
+            self.wfile.write(body.encode())
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        result = scrapy_keywords(f"http://127.0.0.1:{server.server_port}/a.html", *settings)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert result.returncode == 0, result.stderr
+    assert seen == [user_agent]

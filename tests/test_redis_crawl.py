@@ -444,6 +444,21 @@ def test_a_worker_with_other_keywords_stops_with_a_clear_error(redis_server, tmp
     assert "Spider opened" not in worker.log
 
 
+def test_a_worker_with_other_partitions_stops_with_a_clear_error(redis_server, tmp_path):
+    keywords = load_keywords("sports").to_text()
+    CrawlRecord(redis_server.client(), "topicspider:parts-check", "parts-check").join(
+        keywords, 1, None, has_seeds=True
+    )
+    worker = start(
+        tmp_path, "stranger", None, "TOPIC_PARTITIONS=4", redis=redis_server, crawl_id="parts-check"
+    )
+    assert worker.wait() == 2
+    errors = [line for line in worker.log.splitlines() if "error" in line.lower()]
+    assert len(errors) == 1
+    assert "crawl 'parts-check' in Redis has TOPIC_PARTITIONS=1; this worker has 4" in errors[0]
+    assert "Spider opened" not in worker.log
+
+
 def test_a_worker_with_other_bloom_settings_stops_with_a_clear_error(redis_server, tmp_path):
     record = CrawlRecord(redis_server.client(), "topicspider:bloom-check", "bloom-check")
     settings = Settings()

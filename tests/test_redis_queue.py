@@ -342,7 +342,7 @@ def test_crawl_record_created_joined_and_checked(redis_server, prefix):
     assert (joined.created, joined.domains) == (False, ["a.test"])
     with pytest.raises(ConfigError, match="other keywords: 足球 3"):
         record.join("篮球 3\n", 1, None, has_seeds=False)
-    with pytest.raises(ConfigError, match="TOPIC_PARTITIONS=1, not 4"):
+    with pytest.raises(ConfigError, match="TOPIC_PARTITIONS=1; this worker has 4"):
         record.join("足球 3\n", 4, None, has_seeds=False)
     with pytest.raises(ConfigError, match="keeps its seen URLs with TOPIC_DUPEFILTER=exact;"):
         record.join("足球 3\n", 1, None, False, seen_set(Settings({**PROJECT, **BLOOM})))
@@ -361,6 +361,10 @@ def test_worker_settings_are_checked_before_the_crawl(redis_server, prefix):
     check_settings(settings, name, parse_inline("football:3"))
     with pytest.raises(ConfigError, match="other keywords"):
         check_settings(settings, name, parse_inline("asyncio:3"))
+    with pytest.raises(ConfigError, match="TOPIC_PARTITIONS=1; this worker has 4"):
+        check_settings(
+            Settings({**settings, "TOPIC_PARTITIONS": 4}), name, parse_inline("football:3")
+        )
     with pytest.raises(ConfigError, match="TOPIC_WORKER_PARTITIONS: 1 is not a partition"):
         check_settings(
             Settings({**settings, "TOPIC_WORKER_PARTITIONS": "1"}), name, parse_inline("football:3")

@@ -172,6 +172,7 @@ def test_jobdir_pause_and_resume_fetches_nothing_twice(site, site_url, tmp_path,
     second = scrapy(*command)
     assert second.returncode == 0, second.stderr[-2000:]
     assert "Resuming crawl" in second.stderr
+    assert ", 0 queued," in second.stderr.split("Finished:")[1]
     fetched = paths(read_jsonl(tmp_path / "fetch.jsonl"))
     assert len(fetched) == len(set(fetched)), "a page was fetched twice"
     assert set(fetched) == serial_crawl, "the resumed crawl lost or added pages"
@@ -223,6 +224,17 @@ def test_ctrl_c_pauses_and_the_same_command_resumes(site, site_url, tmp_path, se
                 "TOPIC_STRATEGY=random",
             ],
             "TOPIC_STRATEGY",
+        ),
+        (
+            [
+                "-a",
+                "seeds=http://127.0.0.1:9/",
+                "-a",
+                "keywords=sports",
+                "-s",
+                "TOPIC_DUPEFILTER=foo",
+            ],
+            "TOPIC_DUPEFILTER='foo': expected one of bloom, exact",
         ),
     ],
 )

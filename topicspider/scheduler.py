@@ -9,8 +9,9 @@ from scrapy.core.scheduler import BaseScheduler, Scheduler
 from topicspider.redis.scheduler import RedisScheduler
 
 if TYPE_CHECKING:
-    from scrapy import Request
+    from scrapy import Request, Spider
     from scrapy.crawler import Crawler
+    from twisted.internet.defer import Deferred
 
 
 class TopicScheduler(Scheduler):
@@ -27,6 +28,13 @@ class TopicScheduler(Scheduler):
         if crawler.settings.get("REDIS_URL"):
             return RedisScheduler.from_crawler(crawler)
         return super().from_crawler(crawler)
+
+    def open(self, spider: Spider) -> Deferred[None] | None:
+        opened = super().open(spider)
+        # Requests a paused crawl left in JOBDIR: this run's scheduler stats do not count them.
+        if resumed := len(self):
+            self.stats.set_value("topic/resumed", resumed)
+        return opened
 
     def enqueue_request(self, request: Request) -> bool:
         if not request.dont_filter:

@@ -14,6 +14,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 from w3lib.url import safe_url_string
 
+from topicspider.addon import TopicSpiderAddon
 from topicspider.exceptions import SourceError, TopicSpiderError
 from topicspider.extraction import (
     background_idf,
@@ -168,11 +169,13 @@ class Command(ScrapyCommand):
 
     def keyword_file(self, sources: list[str], background: list[str], top: int) -> str:
         assert self.settings is not None
+        settings = self.settings.copy()
+        TopicSpiderAddon().update_settings(settings)  # the crawl's User-Agent; no crawler here
         reader = PageReader(
-            title_weight=self.settings.getfloat("TOPIC_TITLE_WEIGHT", 3.0),
-            timeout=self.settings.getfloat("DOWNLOAD_TIMEOUT"),
-            user_agent=self.settings.get("USER_AGENT"),
-            max_size=self.settings.getint("DOWNLOAD_MAXSIZE"),
+            title_weight=settings.getfloat("TOPIC_TITLE_WEIGHT", 3.0),
+            timeout=settings.getfloat("DOWNLOAD_TIMEOUT"),
+            user_agent=settings.get("USER_AGENT"),
+            max_size=settings.getint("DOWNLOAD_MAXSIZE"),
         )
         samples = [page for source in sources for page in reader.read(source)]
         if background:

@@ -49,7 +49,9 @@ class Progress:
 
     def figures(self) -> dict[str, float]:
         get = self.stats.get_value
-        local_queue = get("scheduler/enqueued", 0) - get("scheduler/dequeued", 0)
+        local_queue = (
+            get("topic/resumed", 0) + get("scheduler/enqueued", 0) - get("scheduler/dequeued", 0)
+        )
         fetched = get("response_received_count", 0)
         accepted = get("topic/accepted", 0)
         elapsed = max(time.monotonic() - self.started, 1e-9)

@@ -178,7 +178,7 @@ def markdown(figures: dict[str, Any]) -> str:
     lines += [
         f"## Top {len(figures['top_pages'])} pages by relevance",
         "",
-        "| # | relevance | depth | stored | title | URL |",
+        "| # | relevance | depth | accepted | title | URL |",
         "|---|---|---|---|---|---|",
     ]
     for rank, page in enumerate(figures["top_pages"], start=1):

@@ -81,21 +81,21 @@ class CrawlRecord:
         if status == "keywords":
             raise ConfigError(_keywords_differ(self.name, rest[0], keywords))
         if status == "partitions":
-            raise ConfigError(
-                f"crawl {self.name!r} in Redis has TOPIC_PARTITIONS={rest[0]}, not {partitions}"
-            )
+            raise ConfigError(_partitions_differ(self.name, rest[0], partitions))
         if status == "dupefilter":
             raise ConfigError(_seen_differs(self.name, rest[0], seen))
         stay_on_site, *stored_domains = rest
         return Joined(status == "created", sorted(stored_domains) if stay_on_site == "1" else None)
 
-    def stored(self) -> tuple[str, str] | None:
-        """The keyword vector (``KeywordVector.to_text()``) and the seen-set of the crawl, if
-        there is a crawl."""
-        keywords, seen = self.server.hmget(f"{self.prefix}:meta", ["keywords", "dupefilter"])
+    def stored(self) -> tuple[str, int, str] | None:
+        """The keyword vector (``KeywordVector.to_text()``), the number of partitions and the
+        seen-set of the crawl, if there is a crawl."""
+        keywords, partitions, seen = self.server.hmget(
+            f"{self.prefix}:meta", ["keywords", "partitions", "dupefilter"]
+        )
         if keywords is None:
             return None
-        return keywords.decode(), seen.decode() if seen is not None else EXACT
+        return keywords.decode(), int(partitions), seen.decode() if seen is not None else EXACT
 
 
 def _keywords_differ(name: str, stored: str, given: str) -> str:
@@ -108,6 +108,13 @@ def _keywords_differ(name: str, stored: str, given: str) -> str:
         f"crawl {name!r} in Redis was started with other keywords: {terms(stored)};"
         f" this worker has {terms(given)}. Give every worker the same keywords, or set"
         " another TOPIC_CRAWL_ID"
+    )
+
+
+def _partitions_differ(name: str, stored: str | int, given: int) -> str:
+    return (
+        f"crawl {name!r} in Redis has TOPIC_PARTITIONS={stored}; this worker has {given}."
+        " Give every worker of a crawl the same TOPIC_PARTITIONS, or set another TOPIC_CRAWL_ID"
     )
 
 
@@ -148,7 +155,10 @@ def check_settings(settings: BaseSettings, spider_name: str, keywords: KeywordVe
         record.server.close()
     if stored is None:
         return
-    if stored[0] != keywords.to_text():
-        raise ConfigError(_keywords_differ(record.name, stored[0], keywords.to_text()))
-    if stored[1] != seen:
-        raise ConfigError(_seen_differs(record.name, stored[1], seen))
+    stored_keywords, stored_partitions, stored_seen = stored
+    if stored_keywords != keywords.to_text():
+        raise ConfigError(_keywords_differ(record.name, stored_keywords, keywords.to_text()))
+    if stored_partitions != partitions:
+        raise ConfigError(_partitions_differ(record.name, stored_partitions, partitions))
+    if stored_seen != seen:
+        raise ConfigError(_seen_differs(record.name, stored_seen, seen))

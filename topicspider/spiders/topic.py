@@ -14,6 +14,7 @@ from scrapy.http import TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
 
 from topicspider.analysis import Analyzer, PageAnalysis, ScoredLink
+from topicspider.dupefilters import DUPEFILTERS
 from topicspider.exceptions import ConfigError
 from topicspider.importance import Opic
 from topicspider.items import PageItem
@@ -129,6 +130,7 @@ class TopicSpider(Spider):
             ("TOPIC_STRATEGY", STRATEGIES),
             ("TOPIC_WEIGHTING", WEIGHTINGS),
             ("TOPIC_SLOT_POLICY", SLOT_POLICIES),
+            ("TOPIC_DUPEFILTER", DUPEFILTERS),
         ):
             if settings.get(name) not in choices:
                 raise ConfigError(
