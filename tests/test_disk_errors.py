@@ -37,6 +37,7 @@ def test_disk_full_stops_cleanly_without_half_lines(site, site_url, tmp_path, sm
     pages = small_fs("20k")
     result = scrapy(*crawl_command(site_url, site, tmp_path), "-s", f"TOPIC_PAGES_DIR={pages}")
     assert "'finish_reason': 'pages_dir_error'" in result.stderr, result.stderr[-2000:]
+    assert result.returncode == 1
     assert str(pages) in result.stderr
     assert "No space left on device" in result.stderr
     index = (pages / "index.jsonl").read_bytes()
@@ -52,4 +53,5 @@ def test_read_only_pages_folder_is_named_and_nothing_is_fetched_for_nothing(
     result = scrapy(*crawl_command(site_url, site, tmp_path), "-s", f"TOPIC_PAGES_DIR={pages}")
     assert str(pages) in result.stderr
     assert "Read-only file system" in result.stderr
-    assert "'finish_reason': 'pages_dir_error'" in result.stderr or result.returncode != 0
+    assert "'finish_reason': 'pages_dir_error'" in result.stderr
+    assert result.returncode == 1

@@ -58,6 +58,16 @@ def test_empty_and_unreadable_files(tmp_path):
         load_keywords(str(tmp_path / "missing.txt"))
 
 
+@pytest.mark.parametrize("spec", ["keywords/sport.txt,", "/data/a,b.txt", "topics/web,mail"])
+def test_a_missing_file_with_a_comma_in_its_name_is_not_taken_for_terms(spec):
+    with pytest.raises(KeywordError, match=r"keyword file not found.*inline terms are term:weight"):
+        load_keywords(spec)
+
+
+def test_inline_terms_may_have_a_slash():
+    assert load_keywords("TCP/IP:2,网络:3").weights == {"tcp ip": 2.0, "网络": 3.0}
+
+
 def test_inline_terms():
     vector = parse_inline("足球:3, 体育:2,比赛")
     assert vector.weights == {"足球": 3.0, "体育": 2.0, "比赛": 1.0}

@@ -418,6 +418,7 @@ def test_unreachable_database_at_start_stops_the_crawl_with_one_error(
     assert "the crawl does not start" in errors[0]
     assert "Traceback" not in result.stderr
     assert stats_from(result.stderr)["finish_reason"] == "mysql_unavailable"
+    assert result.returncode == 1
     assert "downloader/request_count" not in result.stderr
     assert read_jsonl(tmp_path / "fetch.jsonl") == []
 

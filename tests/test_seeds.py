@@ -26,6 +26,8 @@ def test_seed_file_with_comments(tmp_path):
         ("ftp://127.0.0.1/", "is not an http(s) URL"),
         ("http://127.0.0.1/,javascript:alert(1)", "item 2"),
         ("missing-seeds.txt", "seed file not found"),
+        ("http://[::1/", "is not a valid URL (Invalid IPv6 URL)"),
+        ("http://127.0.0.1:99999/", "is not a valid URL (Port out of range"),
     ],
 )
 def test_bad_seeds(spec, message):

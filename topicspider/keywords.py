@@ -144,11 +144,13 @@ def load_keywords(spec: str, keywords_dir: Traversable | None = None) -> Keyword
         named = directory / f"{spec}.txt"
         if named.is_file():
             return parse_keyword_file(named)
+    # A path with a comma in it (a typo: "sports.txt,") is no list of terms.
+    if spec.rstrip(",").endswith(".txt") or (("/" in spec or "\\" in spec) and ":" not in spec):
+        where = "" if path.is_absolute() else f" (relative to {Path.cwd()})"
+        hint = "; inline terms are term:weight,..." if "," in spec else ""
+        raise KeywordError(f"{spec}: keyword file not found{where}{hint}")
     if ":" in spec or "," in spec:
         return parse_inline(spec)
-    if path.suffix == ".txt" or "/" in spec or "\\" in spec:
-        where = "" if path.is_absolute() else f" (relative to {Path.cwd()})"
-        raise KeywordError(f"{spec}: keyword file not found{where}")
     available = ", ".join(_topic_names(directory)) or "none"
     raise KeywordError(
         f"keywords {spec!r}: no such file, no keywords/{spec}.txt (available: {available}),"

@@ -13,10 +13,13 @@ __all__ = ["load_seeds"]
 
 
 def _check(url: str, where: str) -> str:
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise SeedError(f"{where}: {url!r} is not an http(s) URL")
-    return safe_url_string(url)
+    try:
+        parts = urlsplit(url)
+        if parts.scheme in ("http", "https") and parts.hostname:
+            return safe_url_string(url)  # checks the port too
+    except ValueError as error:  # "Invalid IPv6 URL", "Port out of range 0-65535"
+        raise SeedError(f"{where}: {url!r} is not a valid URL ({error})") from None
+    raise SeedError(f"{where}: {url!r} is not an http(s) URL")
 
 
 def load_seeds(spec: str | None) -> list[str]:

@@ -6,15 +6,24 @@ import logging
 import sys
 from typing import TYPE_CHECKING
 
+from pydispatch import dispatcher
+from scrapy import signals
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 
 from topicspider.exceptions import TopicSpiderError
 from topicspider.mysql.url import MySQLUrl
+from topicspider.pipelines import files, mysql
+from topicspider.redis.scheduler import MISMATCH_REASON
 
 if TYPE_CHECKING:
     import argparse
 
 logger = logging.getLogger(__name__)
+
+#: Close reasons of a crawl that stopped on an error, not because it was done or stopped.
+FAILED = frozenset(
+    {files.CLOSE_REASON, mysql.CLOSE_REASON, mysql.SPOOL_CLOSE_REASON, MISMATCH_REASON}
+)
 
 
 class Command(ScrapyCrawlCommand):
@@ -23,7 +32,11 @@ class Command(ScrapyCrawlCommand):
     A malformed ``MYSQL_URL`` is reported the same way.
 
     With ``LOG_FILE`` set, as scrapyd sets it for every job, the message also goes to the
-    log file: that is where a scrapyd user looks, not at the process's stderr."""
+    log file: that is where a scrapyd user looks, not at the process's stderr.
+
+    A crawl that stopped on an error (see ``FAILED``: a pages folder it cannot write, a
+    database it cannot use) exits with status 1, so that a script or cron job can tell it
+    from a crawl that ended well."""
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if len(args) == 1:
@@ -41,4 +54,16 @@ class Command(ScrapyCrawlCommand):
                     logger.error("topicspider: error: %s", error)
                 self.exitcode = 2
                 return
-        super().run(args, opts)
+        reasons: list[str] = []
+
+        def closed(reason: str) -> None:
+            reasons.append(reason)
+
+        # The crawler is made inside Scrapy's run: listen to its signal from any sender.
+        dispatcher.connect(closed, signal=signals.spider_closed)
+        try:
+            super().run(args, opts)
+        finally:
+            dispatcher.disconnect(closed, signal=signals.spider_closed)
+        if FAILED.intersection(reasons) and not self.exitcode:
+            self.exitcode = 1

@@ -62,6 +62,8 @@ __all__ = ["RedisScheduler"]
 
 #: What ``_redis`` returns when Redis could not be reached.
 DOWN = object()
+#: The close reason of a worker whose settings do not match the crawl's in Redis.
+MISMATCH_REASON = "crawl_mismatch"
 
 
 class Leases(NamedTuple):
@@ -189,7 +191,7 @@ class RedisScheduler(BaseScheduler):
             )
         except ConfigError as error:
             logger.error("%s", error)
-            self._refusal = "crawl_mismatch"
+            self._refusal = MISMATCH_REASON
             return
         if joined is DOWN:
             self._refusal = "shutdown"
