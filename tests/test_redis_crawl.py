@@ -387,6 +387,23 @@ def test_workers_wait_for_redis_and_resume(site, logged_site, redis_server, sing
     assert not twice, f"fetched more than once: {twice}"
 
 
+def test_ctrl_c_while_redis_is_down_says_how_long_it_waits(logged_site, redis_server, tmp_path):
+    url, access_log = logged_site
+    crawl_id = f"ctrl-c-{next(_crawl_ids)}"
+    short = ["REDIS_LEASE=3", "REDIS_IDLE_TIMEOUT=2"]
+    worker = start(tmp_path, "worker", url, *SLOW, *short, redis=redis_server, crawl_id=crawl_id)
+    wait_until(lambda: len(fetched_paths(access_log)) >= 3, "pages to be fetched")
+    redis_server.stop()
+    try:
+        wait_until(lambda: "is unavailable" in worker.log, "the worker to miss Redis")
+        worker.process.send_signal(signal.SIGINT)
+        assert worker.wait() == 0
+    finally:
+        redis_server.start()
+    assert "Waiting up to 3 s for Redis at 127.0.0.1:" in worker.log
+    assert "stayed unreachable" in worker.log
+
+
 @pytest.mark.parametrize("dupefilter", sorted(DUPEFILTERS))
 def test_a_stopped_crawl_resumes_with_a_worker_without_seeds(
     site, logged_site, redis_server, single, tmp_path, dupefilter

@@ -259,11 +259,12 @@ def test_download_delay_holds_across_workers(make_frontier):
     )
     for i in range(3):
         first.push(request(f"p{i}", 0.5))
-    first.step(wanted=10)
+    assert first.step(wanted=10).ready_in == 0.5  # the slot it started waits out the delay
     assert first.buffered == 1, "one request per delay, even with room for more"
-    second.step(wanted=10)
+    held_back = second.step(wanted=10)
     assert second.buffered == 0
-    time.sleep(0.6)
+    assert 0 < held_back.ready_in <= 0.5, "when to ask again, not at the next poll"
+    time.sleep(held_back.ready_in + 0.01)
     second.step(wanted=10)
     assert second.buffered == 1
 

@@ -60,7 +60,8 @@ class Step:
     """What one round trip did: pushes added, rescored (still queued) and duplicates,
     leases acknowledged, requests popped; and the crawl's state after it: requests queued in
     this worker's partitions and in all, requests in flight on all workers, URLs in the
-    crawl's Bloom filter (0 with the exact set)."""
+    crawl's Bloom filter (0 with the exact set); and the seconds until a slot held back only
+    by ``DOWNLOAD_DELAY`` may start a request (None: no slot is)."""
 
     added: int = 0
     rediscovered: int = 0
@@ -71,6 +72,7 @@ class Step:
     queued_everywhere: int = 0
     active: int = 0
     bloom_urls: int = 0
+    ready_in: float | None = None
 
 
 class RedisFrontier(Base):
@@ -243,7 +245,9 @@ class RedisFrontier(Base):
         args.extend(self.leases[request] for request in downloaded)
         args.append(len(links_queued))
         args.extend(self.leases[request] for request in links_queued)
-        statuses, popped, queued, everywhere, active, acked, bloom_urls = self._step(args=args)
+        statuses, popped, queued, everywhere, active, acked, bloom_urls, soonest = self._step(
+            args=args
+        )
         del self._pushes[: len(pushes)]
         for request in done:
             del self.leases[request]
@@ -258,6 +262,7 @@ class RedisFrontier(Base):
             queued_everywhere=everywhere,
             active=active,
             bloom_urls=bloom_urls,
+            ready_in=soonest / 1000 if soonest >= 0 else None,
         )
         for push, status in zip(pushes, statuses, strict=True):
             if status == _ADDED:

@@ -118,7 +118,7 @@ class RedisScheduler(BaseScheduler):
         self._joined = False
         self._refusal = ""
         self._closing = False
-        self._starved_at = -math.inf
+        self._next_pop_at = -math.inf
         self._idle_since: float | None = None
         self._down_since: float | None = None
         self._last_try = -math.inf
@@ -239,9 +239,19 @@ class RedisScheduler(BaseScheduler):
 
     async def _close(self, reason: str) -> None:
         if self._joined:
-            deadline = monotonic() + max(self.idle_timeout, self.lease)
-            while (returned := self._redis(self._leave)) is DOWN and monotonic() < deadline:
+            wait = max(self.idle_timeout, self.lease)
+            deadline = monotonic() + wait
+            if (returned := self._redis(self._leave)) is DOWN:
+                logger.warning(
+                    "Waiting up to %.0f s for Redis at %s to take the %d links this worker"
+                    " found (a second Ctrl-C stops at once, without them)",
+                    wait,
+                    self.where,
+                    self.frontier.pending,
+                )
+            while returned is DOWN and monotonic() < deadline:
                 await self._sleep(self.retry_interval)
+                returned = self._redis(self._leave)
             if returned is DOWN:
                 logger.error(
                     "Redis at %s stayed unreachable: %d links this worker found were not"
@@ -351,7 +361,7 @@ class RedisScheduler(BaseScheduler):
         now = monotonic()
         if self._down_since is not None:
             return now - self._last_try >= self.retry_interval
-        if self.frontier.pending or now - self._starved_at >= self.poll_interval:
+        if self.frontier.pending or now >= self._next_pop_at:
             return True
         leases = self._leases()
         return (
@@ -370,7 +380,15 @@ class RedisScheduler(BaseScheduler):
         if step is DOWN:
             return
         self._count(step)
-        self._starved_at = monotonic() if step.popped < wanted else -math.inf
+        if step.popped >= wanted:
+            self._next_pop_at = -math.inf
+        elif step.ready_in is not None and step.ready_in < self.poll_interval:
+            # A slot is only waiting out DOWNLOAD_DELAY: ask again the moment it may start,
+            # not at the next poll, which would stretch every delay to the poll interval.
+            self._next_pop_at = monotonic() + step.ready_in
+            self._call_later(step.ready_in, self._tick)
+        else:
+            self._next_pop_at = monotonic() + self.poll_interval
 
     def _count(self, step: Step) -> None:
         for stat, value in (
@@ -412,6 +430,12 @@ class RedisScheduler(BaseScheduler):
         while (result := self._redis(operation, *args)) is DOWN and self.crawler.crawling:
             await self._sleep(self.retry_interval)
         return result
+
+    @staticmethod
+    def _call_later(seconds: float, function: Callable[[], None]) -> None:
+        from twisted.internet import reactor  # the installed one, known only at run time
+
+        reactor.callLater(seconds, function)
 
     @staticmethod
     async def _sleep(seconds: float) -> None:

@@ -215,6 +215,8 @@ if delay > 0 and wanted > 0 then now = now_ms() end
 -- worker holds less than its share of them: the limit divided among the workers serving
 -- the partition, so that a worker that frees a slot does not take it back at once forever.
 local busy, held, parsing, shares = {}, {}, {}, {}
+-- Milliseconds until the first slot held back only by DOWNLOAD_DELAY may start (-1: none).
+local soonest = -1
 local function eligible(slot, part)
   if busy[slot] == nil then
     busy[slot] = tonumber(redis.call('HGET', P .. ':busy', slot) or '0')
@@ -228,8 +230,11 @@ local function eligible(slot, part)
   if busy[slot] >= limit or held[slot] >= shares[part] then return false end
   if busy[slot] + parsing[slot] >= limit + backlog then return false end
   if delay > 0 then
-    local ready = redis.call('HGET', P .. ':ready', slot)
-    if ready and tonumber(ready) > now then return false end
+    local ready = tonumber(redis.call('HGET', P .. ':ready', slot) or '0')
+    if ready > now then
+      if soonest < 0 or ready - now < soonest then soonest = ready - now end
+      return false
+    end
   end
   return true
 end
@@ -299,7 +304,7 @@ end
 local active = tonumber(redis.call('GET', P .. ':active') or '0')
 local seen = 0
 if bloom then seen = tonumber(redis.call('GET', dupekey .. ':urls') or '0') end
-return {statuses, popped, queued, everywhere, active, acked, seen}
+return {statuses, popped, queued, everywhere, active, acked, seen, soonest}
 """
 )
 
