@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 from scrapy import Request, Spider, signals
 from scrapy.http import TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
+from scrapy.utils.url import url_is_from_any_domain
 
 from topicspider.analysis import Analyzer, PageAnalysis, ScoredLink
 from topicspider.dupefilters import DUPEFILTERS
@@ -149,6 +150,7 @@ class TopicSpider(Spider):
         spider = super().from_crawler(crawler, *args, **kwargs)
         spider.configure(crawler)
         crawler.signals.connect(spider.restore_state, signal=signals.spider_opened)
+        crawler.signals.connect(spider.scheduled, signal=signals.request_scheduled)
         return spider
 
     def configure(self, crawler: Crawler) -> None:
@@ -213,6 +215,25 @@ class TopicSpider(Spider):
                 setattr(self, name, state[name])
             else:
                 state[name] = getattr(self, name)
+
+    def scheduled(self, request: Request) -> None:
+        """A seed that redirects off the seeds' sites (``example.com`` to ``example.cn``) is
+        dropped by Scrapy's offsite filter with a debug line only: say so, as for a seed
+        that could not be fetched."""
+        redirected_from = request.meta.get("redirect_urls")
+        if (
+            redirected_from
+            and not request.meta.get("depth")
+            and getattr(self, "allowed_domains", None)
+            and not url_is_from_any_domain(request.url, self.allowed_domains)
+        ):
+            self.crawler.stats.inc_value("topic/failed/redirected_off_site")
+            logger.warning(
+                "Not fetched %s: redirected to %s, off the seeds' sites; give that address"
+                " as a seed, or set TOPIC_STAY_ON_SITE=False",
+                redirected_from[0],
+                request.url,
+            )
 
     def _host_full(self, url: str) -> bool:
         if not self.max_pages_per_host:
