@@ -206,6 +206,23 @@ def test_an_image_link_says_what_its_image_s_alt_says_without_being_link_text():
     assert "今日推荐" in page.body
 
 
+def test_a_link_that_opens_its_page_from_a_script_links_to_that_page():
+    html = (
+        '<ul><li><a href="javascript:void(0)" onclick="window.open(\'/news/1.html\')">'
+        "足球新闻一</a>"
+        "<li><a href=\"javascript:location.href='/news/2.html'\">足球新闻二</a>"
+        '<li><a href="#" onclick="showTab(3)">标签三</a></ul>'
+    )
+    links = extract_page(parse_html(html), "http://127.0.0.1/").links
+    assert links["http://127.0.0.1/news/1.html"].anchor == "足球新闻一"
+    assert links["http://127.0.0.1/news/2.html"].anchor == "足球新闻二"
+    assert set(links) == {
+        "http://127.0.0.1/news/1.html",
+        "http://127.0.0.1/news/2.html",
+        "http://127.0.0.1/",  # "#": the page itself, as before
+    }
+
+
 def test_base_href_is_honoured():
     html = '<html><head><base href="http://127.0.0.1/deep/"></head><body><a href="x.html">x</a>'
     from scrapy.http import HtmlResponse

@@ -114,6 +114,12 @@ _HIDDEN_TEXT_TAGS = ("script", "style", "noscript")
 # Where a page points to other pages: links, image-map areas, and frames, which some
 # sites (framesets, pages that embed their lists) load their content in.
 _LINK_ATTRIBUTES = {"a": "href", "area": "href", "frame": "src", "iframe": "src"}
+# A link that opens its page from a script, as the lists of older sites do
+# (``href="javascript:void(0)" onclick="window.open('/news/1.html')"``): the page it opens.
+_SCRIPT_TARGET = re.compile(
+    r"(?:window\.open\s*\(|location\.(?:assign|replace)\s*\(|location(?:\.href)?\s*=)"
+    r"\s*['\"]([^'\"]+)['\"]"
+)
 _INVISIBLE_TAGS = frozenset({*_HIDDEN_TEXT_TAGS, "template"})
 _VISIBLE_TEXT = etree.XPath(
     f".//text()[{' and '.join(f'not(ancestor::{tag})' for tag in _HIDDEN_TEXT_TAGS)}]"
@@ -328,6 +334,17 @@ class _VisibleText:
         return _SPACES.sub(" ", " ".join(parts)).strip()
 
 
+def _href(anchor: etree._Element) -> str | None:
+    """Where a link, area or frame points; for a link whose ``href`` is a script or ``#``,
+    the page its script opens, if it says."""
+    href = anchor.get(_LINK_ATTRIBUTES[anchor.tag])
+    scripted = not href or href.strip() == "#" or href.lstrip()[:11].lower() == "javascript:"
+    if anchor.tag != "a" or not scripted:
+        return href
+    found = _SCRIPT_TARGET.search(f"{href or ''} {anchor.get('onclick', '')}")
+    return found.group(1) if found else href
+
+
 def _image_text(anchor: etree._Element) -> str:
     """What an image link says: its image's ``alt`` (a banner's "足球专题"), or an ``area``'s."""
     if anchor.tag == "area":
@@ -431,7 +448,7 @@ def _links(
     urls: dict[str, str | None] = {}
     headings: dict[etree._Element, str] = {}
     for anchor in root.iter(*_LINK_ATTRIBUTES):
-        href = anchor.get(_LINK_ATTRIBUTES[anchor.tag])
+        href = _href(anchor)
         if not href:
             continue
         target = strip_html5_whitespace(href).split("#", 1)[0]
