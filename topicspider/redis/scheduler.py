@@ -37,6 +37,7 @@ from scrapy.core.scheduler import BaseScheduler
 from scrapy.exceptions import CloseSpider, DontCloseSpider
 from scrapy.utils.asyncio import create_looping_call
 from scrapy.utils.misc import build_from_crawler, load_object
+from scrapy.utils.reactor import CallLaterOnce
 from twisted.internet.defer import Deferred
 from twisted.internet.task import deferLater
 
@@ -119,6 +120,7 @@ class RedisScheduler(BaseScheduler):
         self._refusal = ""
         self._closing = False
         self._next_pop_at = -math.inf
+        self._wakeup = CallLaterOnce(self._tick)
         self._idle_since: float | None = None
         self._down_since: float | None = None
         self._last_try = -math.inf
@@ -232,6 +234,7 @@ class RedisScheduler(BaseScheduler):
     def close(self, reason: str) -> Deferred[None]:
         """Send what is left, acknowledge the finished requests, give back the others."""
         self._closing = True
+        self._wakeup.cancel()
         for loop in self._loops:
             if loop.running:
                 loop.stop()
@@ -386,7 +389,7 @@ class RedisScheduler(BaseScheduler):
             # A slot is only waiting out DOWNLOAD_DELAY: ask again the moment it may start,
             # not at the next poll, which would stretch every delay to the poll interval.
             self._next_pop_at = monotonic() + step.ready_in
-            self._call_later(step.ready_in, self._tick)
+            self._wakeup.schedule(step.ready_in)  # once, however many round trips come first
         else:
             self._next_pop_at = monotonic() + self.poll_interval
 
@@ -430,12 +433,6 @@ class RedisScheduler(BaseScheduler):
         while (result := self._redis(operation, *args)) is DOWN and self.crawler.crawling:
             await self._sleep(self.retry_interval)
         return result
-
-    @staticmethod
-    def _call_later(seconds: float, function: Callable[[], None]) -> None:
-        from twisted.internet import reactor  # the installed one, known only at run time
-
-        reactor.callLater(seconds, function)
 
     @staticmethod
     async def _sleep(seconds: float) -> None:
