@@ -6,7 +6,9 @@ The folders are real small file systems (tmpfs) the test mounts, as root does on
 from __future__ import annotations
 
 import json
+import re
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -44,6 +46,51 @@ def test_disk_full_stops_cleanly_without_half_lines(site, site_url, tmp_path, sm
     assert index.endswith(b"\n") or not index
     for line in index.decode("utf-8").splitlines():
         assert (pages / json.loads(line)["path"]).is_file()
+    assert "Traceback" not in result.stderr
+
+
+def test_accepted_pages_the_full_disk_lost_are_listed_to_fetch_again(
+    site, site_url, tmp_path, small_fs
+):
+    pages = small_fs("20k")
+    result = scrapy(*crawl_command(site_url, site, tmp_path), "-s", f"TOPIC_PAGES_DIR={pages}")
+    stored = {json.loads(line)["url"] for line in (pages / "index.jsonl").open(encoding="utf-8")}
+    accepted = {row["url"] for row in fetch_log(tmp_path) if row["accepted"]}
+    lost = sorted(accepted - stored)
+    assert lost, "the disk was large enough for every page"
+    listed = re.search(r"(\d+) accepted pages were not stored, .*: (.*)", result.stderr)
+    assert listed, result.stderr[-2000:]
+    assert int(listed[1]) == len(lost)
+    assert sorted(listed[2].split()) == lost
+    assert f"'topic/not_stored': {len(lost)}" in result.stderr
+
+
+def test_the_fetch_log_folder_is_created(site, site_url, tmp_path):
+    log = tmp_path / "logs" / "2026" / "fetch.jsonl"
+    result = scrapy(*crawl_command(site_url, site, tmp_path), "-s", f"TOPIC_FETCH_LOG={log}")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert len(log.read_text("utf-8").splitlines()) > 10
+
+
+def test_a_full_fetch_log_disk_is_said_once_and_the_pages_are_still_stored(
+    site, site_url, tmp_path, small_fs
+):
+    disk = small_fs("8k")
+    (disk / "filler").write_bytes(b"x" * 8192)
+    log = disk / "fetch.jsonl"
+    result = scrapy(*crawl_command(site_url, site, tmp_path), "-s", f"TOPIC_FETCH_LOG={log}")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stderr.count(f"Cannot write the fetch log {log}") == 1
+    assert "No space left on device" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert "'finish_reason': 'finished'" in result.stderr
+    stored = (tmp_path / "pages" / "index.jsonl").read_text("utf-8").splitlines()
+    assert f"'topic/stored': {len(stored)}" in result.stderr
+    assert f"'topic/accepted': {len(stored)}" in result.stderr
+
+
+def fetch_log(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "fetch.jsonl").open(encoding="utf-8")]
 
 
 def test_read_only_pages_folder_is_named_and_nothing_is_fetched_for_nothing(

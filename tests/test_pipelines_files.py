@@ -131,7 +131,7 @@ def test_write_error_stops_storing(tmp_path):
     pipeline.open_spider()
     store(pipeline, make_page("https://example.com/ok.html"))
     (tmp_path / "blocked.example").write_text("a file where a folder must go")
-    with pytest.raises(PagesDirError, match=re.escape(str(tmp_path))):
+    with pytest.raises(DropItem, match=re.escape(f"Cannot write to the pages folder {tmp_path}")):
         store(pipeline, make_page("https://blocked.example/a.html"))
     with pytest.raises(DropItem, match=re.escape(str(tmp_path))):
         store(pipeline, make_page("https://example.com/later.html"))
@@ -158,7 +158,7 @@ def test_a_short_write_leaves_no_half_line(tmp_path):
     pipeline.open_spider()
     store(pipeline, make_page("https://example.com/1.html"))
     pipeline._store._index = HalfWrites(pipeline._store._index)
-    with pytest.raises(PagesDirError, match="Short write"):
+    with pytest.raises(DropItem, match="Short write"):
         store(pipeline, make_page("https://example.com/2.html"))
     close(pipeline)
     assert (tmp_path / "index.jsonl").read_bytes().endswith(b"}\n")

@@ -41,7 +41,8 @@ def serve(handler: Callable[[Any], Callable[..., Any]]) -> None:
         try:
             reply = (number, handle(*request), None)
         except Exception as error:  # reported to the crawl; the child goes on
-            traceback.print_exc()
+            if not isinstance(error, OSError):  # a full disk needs its message, not a trace
+                traceback.print_exc()
             reply = (number, None, f"{type(error).__name__}: {error}")
         replies.writelines(frame(reply))
         replies.flush()

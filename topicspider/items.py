@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 class PageItem:
     url: str
     title: str
-    text: str
+    #: Not in the repr, which Scrapy logs for every item it scrapes or drops.
+    text: str = field(repr=False)
     body: bytes = field(repr=False)
     charset: str
     relevance: float

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import logging
+from contextlib import suppress
+from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from scrapy import signals
@@ -13,6 +16,8 @@ from topicspider.signals import page_scored
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from typing_extensions import Self
+
+logger = logging.getLogger(__name__)
 
 
 class FetchLog:
@@ -35,15 +40,38 @@ class FetchLog:
         return extension
 
     def spider_opened(self) -> None:
-        self.file = open(self.path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115
+        path = Path(self.path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.file = path.open("a", encoding="utf-8", buffering=1)
+        except OSError as error:
+            self._failed(error)
 
     def page_scored(self, **fields: Any) -> None:
         if self.file is not None:
             fields.pop("signal", None)
             fields.pop("sender", None)
-            self.file.write(json.dumps(fields, ensure_ascii=False) + "\n")
+            try:
+                self.file.write(json.dumps(fields, ensure_ascii=False) + "\n")
+            except OSError as error:
+                self._failed(error)
 
     def spider_closed(self) -> None:
         if self.file is not None:
-            self.file.close()
+            try:
+                self.file.close()
+            except OSError as error:
+                self._failed(error)
             self.file = None
+
+    def _failed(self, error: OSError) -> None:
+        """The log is a record for later study: losing it does not stop the crawl."""
+        file, self.file = self.file, None
+        if file is not None:
+            with suppress(OSError):  # what is left in its buffer cannot be written either
+                file.close()
+        logger.error(
+            "Cannot write the fetch log %s (TOPIC_FETCH_LOG): %s; going on without it",
+            Path(self.path).absolute(),
+            error,
+        )

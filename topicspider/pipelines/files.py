@@ -86,6 +86,7 @@ class FilesystemPipeline:
         self.crawler = crawler
         self._indexed: set[str] = set()
         self._failed = False
+        self._not_stored: list[str] = []
         self._store: PageStore | None = None
         self._writer: Child | None = None
         # Holds the spider closing we start, so that it is not garbage-collected.
@@ -119,21 +120,31 @@ class FilesystemPipeline:
 
     async def close_spider(self, spider: Spider | None = None) -> None:
         """Every page handed over is written first (Scrapy closes pipelines once no
-        item is left in them)."""
+        item is left in them); then the accepted pages that could not be, if any, are
+        named in one line, to be fetched again."""
         if self._writer is not None:
             writer, self._writer = self._writer, None
             await maybe_deferred_to_future(writer.close())
         if self._store is not None:
             self._store.close()
             self._store = None
+        if self._not_stored:
+            self.stats.set_value("topic/not_stored", len(self._not_stored))
+            logger.error(
+                "%d accepted pages were not stored, the pages folder %s having failed: %s",
+                len(self._not_stored),
+                self.pages_dir.absolute(),
+                " ".join(self._not_stored),
+            )
 
     async def process_item(self, item: Any, spider: Spider | None = None) -> Any:
         """Store the page and, if its URL is new to the index, its line. The first
         failure stops all storing: later pages are dropped."""
-        if self._failed:
-            raise DropItem(f"Not stored: the pages folder {self.pages_dir.absolute()} failed")
         adapter = ItemAdapter(item)
         url = adapter["url"]
+        if self._failed:
+            self._not_stored.append(url)
+            raise DropItem(f"Not stored: the pages folder {self.pages_dir.absolute()} failed")
         # Fetched again (a crawl resumed after a crash, or run again into the same
         # folder), the page file is refreshed; the index keeps one line per URL.
         new = url not in self._indexed
@@ -148,6 +159,7 @@ class FilesystemPipeline:
                 assert self._store is not None, "open_spider() was not called"
                 path = self._store.write(url, adapter["body"], record)
         except (OSError, ChildFailed, ChildDied) as exc:
+            self._not_stored.append(url)
             if self._failed:  # a page handed over before the first failure was known
                 raise DropItem(
                     f"Not stored: the pages folder {self.pages_dir.absolute()} failed"
@@ -156,7 +168,7 @@ class FilesystemPipeline:
             error = self._error(exc)
             logger.error("%s; closing the spider", error)
             self._close_spider()
-            raise error from exc
+            raise DropItem(str(error)) from exc
         adapter["path"] = path
         self.stats.inc_value("topic/stored" if new else "topic/stored/refreshed")
         return item
