@@ -285,6 +285,25 @@ def test_a_seed_that_redirects_off_its_site_is_reported(site_url, tmp_path):
     assert "'topic/failed/redirected_off_site': 1" in result.stderr
 
 
+def test_scrapy_parse_shows_how_one_page_is_judged_without_seeds(site_url, tmp_path):
+    """`scrapy parse` fetches the page it is given, whatever the seeds."""
+    result = scrapy(
+        "parse",
+        "--spider",
+        "topic",
+        "-a",
+        "keywords=sports",
+        "-s",
+        f"TOPIC_PAGES_DIR={tmp_path / 'pages'}",
+        f"{site_url}/sports/index.html",
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "Traceback" not in result.stderr
+    items, requests = result.stdout.split("# Requests")
+    assert f"'url': '{site_url}/sports/index.html'" in items
+    assert f"{site_url}/sports/derby-preview.html" in requests
+
+
 def test_unreachable_seed_is_reported_and_crawl_ends(tmp_path):
     result = scrapy(
         "crawl",

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass, field
+
+
+def _base64(body: bytes) -> str:
+    return base64.b64encode(body).decode("ascii")
 
 
 @dataclass
@@ -11,7 +16,9 @@ class PageItem:
     title: str
     #: Not in the repr, which Scrapy logs for every item it scrapes or drops.
     text: str = field(repr=False)
-    body: bytes = field(repr=False)
+    #: Raw bytes, which JSON cannot hold: base64 in a feed that asks for them
+    #: (``FEED_EXPORT_FIELDS``).
+    body: bytes = field(repr=False, metadata={"serializer": _base64})
     charset: str
     relevance: float
     depth: int

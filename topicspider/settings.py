@@ -212,3 +212,16 @@ DOWNLOAD_WARNSIZE = 4 * 1024 * 1024
 LOG_LEVEL = "INFO"
 REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
 FEED_EXPORT_ENCODING = "utf-8"
+# What `-O pages.jsonl` exports of each stored page: not its raw bytes, which are in the
+# pages folder at `path` (add `body` to get them base64-encoded).
+FEED_EXPORT_FIELDS = [
+    "url",
+    "title",
+    "relevance",
+    "depth",
+    "parent_url",
+    "charset",
+    "fetched_at",
+    "path",
+    "text",
+]

@@ -155,8 +155,6 @@ class TopicSpider(Spider):
 
     def configure(self, crawler: Crawler) -> None:
         settings = crawler.settings
-        if not self.seeds and not settings.get("REDIS_URL"):
-            load_seeds(None)  # raises: a local crawl needs seeds
         self.threshold = threshold_from_settings(settings)
         self.tunnel_depth = settings.getint("TOPIC_TUNNEL_DEPTH")
         self.parent_decay = settings.getfloat("TOPIC_PARENT_DECAY")
@@ -241,6 +239,10 @@ class TopicSpider(Spider):
         return self.host_pages[urlsplit(url).hostname or ""] >= self.max_pages_per_host
 
     async def start(self) -> AsyncIterator[Request]:
+        """The seeds; checked here, not when the spider is made: ``scrapy parse URL``
+        makes it too, and needs none."""
+        if not self.seeds and not self.settings.get("REDIS_URL"):
+            load_seeds(None)  # raises: a local crawl needs seeds
         for url in self.seeds:
             yield Request(url, meta={SCORE_KEY: SEED_SCORE, TUNNEL_KEY: 0}, errback=self.failed)
 
