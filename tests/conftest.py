@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import shutil
+import threading
 import uuid
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -66,3 +68,33 @@ def serial_crawl(site, site_url, tmp_path_factory):
     result = scrapy(*crawl_command(site_url, site, out, *ONE_AT_A_TIME))
     assert result.returncode == 0, result.stderr[-3000:]
     return set(paths(read_jsonl(out / "fetch.jsonl")))
+
+
+@pytest.fixture
+def redirect():
+    """A server on 127.0.0.1 that sends every page to the URL it is given (none for
+    robots.txt); returns its base URL."""
+    servers = []
+
+    def serve_redirect(target: str) -> str:
+        class Moved(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                moved = self.path != "/robots.txt"
+                self.send_response(301 if moved else 404)
+                if moved:
+                    self.send_header("Location", target)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args) -> None:
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Moved)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_port}"
+
+    yield serve_redirect
+    for server in servers:
+        server.shutdown()
+        server.server_close()

@@ -41,7 +41,7 @@ def project_settings() -> Settings:
 
 
 def analyzer(**overrides) -> Analyzer:
-    return Analyzer(KEYWORDS, domains=("127.0.0.1",), **overrides)
+    return Analyzer(KEYWORDS, **overrides)
 
 
 def analyze(html: str, encoding: str = "utf-8", **overrides) -> PageAnalysis:
@@ -49,6 +49,7 @@ def analyze(html: str, encoding: str = "utf-8", **overrides) -> PageAnalysis:
         "http://127.0.0.1/sports/review.html",
         html.encode(encoding),
         f"text/html; charset={encoding}",
+        ("127.0.0.1",),
     )
 
 
@@ -137,11 +138,28 @@ def test_a_seed_on_the_bare_domain_keeps_the_hosts_beside_it():
     html = f"<html><body><p>{links}</p></body></html>".encode()
 
     def followed(domain: str) -> set[str]:
-        page = Analyzer(KEYWORDS, domains=(domain,)).analyze(f"http://{domain}/", html, "text/html")
+        page = Analyzer(KEYWORDS).analyze(f"http://{domain}/", html, "text/html", (domain,))
         return {urlsplit(link.url).hostname for link in page.links}
 
     assert followed("www.example.com.cn") == {"www.example.com.cn"}
     assert followed("example.com.cn") == set(hosts) - {"example.cn"}
+
+
+def test_links_to_a_host_the_crawl_takes_on_later_are_followed_from_then():
+    html = (
+        b'<p><a href="http://example.com/a.html">a</a><a href="http://example.org/b.html">b</a></p>'
+    )
+    shared = Analyzer(KEYWORDS)
+
+    def followed(*domains: str) -> list[str]:
+        page = shared.analyze("http://example.com/", html, "text/html", domains)
+        return [link.url for link in page.links]
+
+    assert followed("example.com") == ["http://example.com/a.html"]
+    assert followed("example.com", "example.org") == [
+        "http://example.com/a.html",
+        "http://example.org/b.html",
+    ]
 
 
 def test_same_text_same_fingerprint_and_off_when_asked():

@@ -311,6 +311,43 @@ def test_two_workers_fetch_every_page_once_and_the_same_pages_as_one(
         assert state.scard(f"{prefix}:dupefilter") >= len(paths)
 
 
+def test_a_host_a_workers_seed_redirects_to_is_crawled_by_every_worker(
+    site, gated_site, redirect, redis_server, tmp_path
+):
+    """The second worker's seed redirects to the site under another host name
+    (``localhost``): both workers, whichever fetched the seed, fetch their share of that
+    host instead of dropping it as off site."""
+    url, _, gate = gated_site
+    port = url.rsplit(":", 1)[1]
+    moved_from = redirect(f"http://localhost:{port}/index.html")
+    crawl_id = f"redirected-{next(_crawl_ids)}"
+    settings = (*FAST, "CONCURRENT_REQUESTS=4", "TOPIC_PARSE_BACKLOG=0")
+    first = start(tmp_path, "first", url, *settings, redis=redis_server, crawl_id=crawl_id)
+    wait_until(lambda: registered(redis_server, crawl_id) == 1, "the first worker", TIMEOUT)
+    second = start(tmp_path, "second", moved_from, *settings, redis=redis_server, crawl_id=crawl_id)
+    wait_until(lambda: registered(redis_server, crawl_id) == 2, "both workers to join", TIMEOUT)
+    gate.set()
+    assert_finished_cleanly(first, second)
+
+    # Whichever worker popped the seed followed its redirect.
+    assert f"redirects to http://localhost:{port}/index.html: the crawl keeps to localhost" in (
+        first.log + second.log
+    )
+    # And the other learned the new host from Redis.
+    for worker in first, second:
+        assert any("//localhost:" in row["url"] for row in worker.fetched()), worker.log[-3000:]
+    for worker in first, second:
+        assert stat(worker, "offsite/filtered") is None, worker.log[-3000:]
+    urls = [row["url"] for row in first.fetched() + second.fetched()]
+    assert len(urls) == len(set(urls))
+    by_host = {
+        host: {u.split(port, 1)[1] for u in urls if f"//{host}:" in u} & site.on_topic
+        for host in ("127.0.0.1", "localhost")
+    }
+    assert by_host["localhost"] == by_host["127.0.0.1"]
+    assert by_host["localhost"]
+
+
 #: Slow enough to act mid-crawl: four slots, one request per slot every 0.5 s.
 SLOW = ["TOPIC_SLOT_POLICY=aphash", "TOPIC_SLOTS=4", "CONCURRENT_REQUESTS_PER_DOMAIN=1"]
 SLOW += ["DOWNLOAD_DELAY=0.5", "CONCURRENT_REQUESTS=2"]

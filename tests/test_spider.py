@@ -6,9 +6,7 @@ import json
 import os
 import signal
 import subprocess
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -257,32 +255,17 @@ def test_bad_keyword_file_names_file_and_line(tmp_path):
     assert f"{broken}, line 2" in result.stderr
 
 
-def test_a_seed_that_redirects_off_its_site_is_reported(site_url, tmp_path):
+def test_a_seed_that_redirects_to_another_host_is_followed_there(site_url, redirect, tmp_path):
     moved = f"http://localhost:{urlsplit(site_url).port}/index.html"
-
-    class Moved(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            self.send_response(301)
-            self.send_header("Location", moved)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-        def log_message(self, *args) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Moved)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    seed = f"http://127.0.0.1:{server.server_port}/"
-    try:
-        result = crawl_seed(seed, tmp_path)
-    finally:
-        server.shutdown()
-        server.server_close()
+    seed = f"{redirect(moved)}/"
+    result = crawl_seed(seed, tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]
-    assert f"WARNING: Not fetched {seed}: redirected to {moved}, off the seeds' sites" in (
-        result.stderr
-    )
-    assert "'topic/failed/redirected_off_site': 1" in result.stderr
+    assert f"Seed {seed} redirects to {moved}: the crawl keeps to localhost too" in result.stderr
+    assert "'topic/seed_hosts_added': 1" in result.stderr
+    stored = [line["url"] for line in read_jsonl(tmp_path / "pages" / "index.jsonl")]
+    assert len(stored) >= 10
+    assert all(url.startswith("http://localhost:") for url in stored)
+    assert "offsite/filtered" not in result.stderr
 
 
 def test_scrapy_parse_shows_how_one_page_is_judged_without_seeds(site_url, tmp_path):

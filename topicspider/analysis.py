@@ -99,7 +99,6 @@ class Analyzer:
         fingerprints: bool = True,
         allow: str | None = None,
         deny: str | None = None,
-        domains: tuple[str, ...] = (),
     ) -> None:
         self.relevance = Relevance(keywords, title_weight=title_weight, weighting=weighting)
         self.context_chars = context_chars
@@ -107,7 +106,7 @@ class Analyzer:
         self.noise_ratio = noise_ratio
         self.max_links = max_links
         self.fingerprints = fingerprints
-        self.domains = domains
+        self.domains: tuple[str, ...] = ()
         self.regions = RegionMemory()
         self.allow = re.compile(allow) if allow else None
         self.deny = re.compile(deny) if deny else None
@@ -122,7 +121,6 @@ class Analyzer:
         *,
         allow: str | None = None,
         deny: str | None = None,
-        domains: tuple[str, ...] = (),
     ) -> dict[str, Any]:
         """The keyword arguments of an analyzer configured by Scrapy settings (picklable)."""
         return {
@@ -136,10 +134,17 @@ class Analyzer:
             "fingerprints": settings.getint("TOPIC_DUPLICATE_DISTANCE") >= 0,
             "allow": allow,
             "deny": deny,
-            "domains": domains,
         }
 
-    def analyze(self, url: str, body: bytes, content_type: str) -> PageAnalysis:
+    def analyze(
+        self, url: str, body: bytes, content_type: str, domains: tuple[str, ...] = ()
+    ) -> PageAnalysis:
+        """``domains``: the sites the crawl keeps to (none: any), given with each page
+        because they can grow while it runs (a seed redirected to another host, a
+        worker joining a crawl in Redis with seeds of its own)."""
+        if domains != self.domains:
+            self.domains = domains
+            self._url_facts.cache_clear()
         charset = detect_encoding(body, content_type)
         response = HtmlResponse(url, body=body, encoding=charset)
         page = extract_page(

@@ -73,7 +73,7 @@ TOPIC_ANALYSIS_PROCESSES = 1
 # Pages per download slot that may still be parsing while the slot downloads the next
 # ones (0: a slot waits for every page's links before choosing its next request).
 TOPIC_PARSE_BACKLOG = 0
-# Stay on the seeds' sites unless this is False.
+# Stay on the seeds' sites (and the hosts seeds redirect to) unless this is False.
 TOPIC_STAY_ON_SITE = True
 # Links taken from one page, in document order (link farms and giant indexes stop there).
 TOPIC_MAX_LINKS_PER_PAGE = 1000

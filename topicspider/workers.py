@@ -53,16 +53,18 @@ class AnalysisPool:
         if worker in self._workers:
             self._workers.remove(worker)
 
-    async def analyze(self, url: str, body: bytes, content_type: str) -> PageAnalysis:
+    async def analyze(
+        self, url: str, body: bytes, content_type: str, domains: tuple[str, ...] = ()
+    ) -> PageAnalysis:
         if self._inline is not None:
-            return self._inline.analyze(url, body, content_type)
+            return self._inline.analyze(url, body, content_type, domains)
         from scrapy.utils.defer import maybe_deferred_to_future
 
         for attempt in (1, 2):
             self.start()
             worker = min(self._workers, key=lambda w: len(w.pending))
             try:
-                return await maybe_deferred_to_future(worker.call(url, body, content_type))
+                return await maybe_deferred_to_future(worker.call(url, body, content_type, domains))
             except ChildFailed as error:
                 raise AnalysisFailed(str(error)) from error
             except ChildDied as error:

@@ -27,6 +27,8 @@ from topicspider.redis.partitions import parse_worker_partitions
 from topicspider.redis.scripts import JOIN
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from redis import Redis
     from scrapy.settings import BaseSettings
 
@@ -86,6 +88,15 @@ class CrawlRecord:
             raise ConfigError(_seen_differs(self.name, rest[0], seen))
         stay_on_site, *stored_domains = rest
         return Joined(status == "created", sorted(stored_domains) if stay_on_site == "1" else None)
+
+    def add_domains(self, domains: Iterable[str]) -> None:
+        """Sites the crawl keeps to from now on, for every worker (see ``domains``)."""
+        self.server.sadd(f"{self.prefix}:domains", *domains)
+
+    def domains(self) -> list[str]:
+        """The sites the crawl keeps to: its seeds' hosts, those of the seeds of workers
+        that joined later, and the hosts its seeds redirected to."""
+        return sorted(domain.decode() for domain in self.server.smembers(f"{self.prefix}:domains"))
 
     def stored(self) -> tuple[str, int, str] | None:
         """The keyword vector (``KeywordVector.to_text()``), the number of partitions and the

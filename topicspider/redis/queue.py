@@ -61,7 +61,8 @@ class Step:
     leases acknowledged, requests popped; and the crawl's state after it: requests queued in
     this worker's partitions and in all, requests in flight on all workers, URLs in the
     crawl's Bloom filter (0 with the exact set); and the seconds until a slot held back only
-    by ``DOWNLOAD_DELAY`` may start a request (None: no slot is)."""
+    by ``DOWNLOAD_DELAY`` may start a request (None: no slot is); the number of sites the
+    crawl keeps to (see :class:`~topicspider.redis.crawl.CrawlRecord`)."""
 
     added: int = 0
     rediscovered: int = 0
@@ -73,6 +74,7 @@ class Step:
     active: int = 0
     bloom_urls: int = 0
     ready_in: float | None = None
+    sites: int = 0
 
 
 class RedisFrontier(Base):
@@ -245,8 +247,8 @@ class RedisFrontier(Base):
         args.extend(self.leases[request] for request in downloaded)
         args.append(len(links_queued))
         args.extend(self.leases[request] for request in links_queued)
-        statuses, popped, queued, everywhere, active, acked, bloom_urls, soonest = self._step(
-            args=args
+        statuses, popped, queued, everywhere, active, acked, bloom_urls, soonest, sites = (
+            self._step(args=args)
         )
         del self._pushes[: len(pushes)]
         for request in done:
@@ -263,6 +265,7 @@ class RedisFrontier(Base):
             active=active,
             bloom_urls=bloom_urls,
             ready_in=soonest / 1000 if soonest >= 0 else None,
+            sites=sites,
         )
         for push, status in zip(pushes, statuses, strict=True):
             if status == _ADDED:

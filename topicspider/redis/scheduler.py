@@ -125,6 +125,8 @@ class RedisScheduler(BaseScheduler):
         self._down_since: float | None = None
         self._last_try = -math.inf
         self._loops: list = []
+        #: The sites the crawl keeps to as Redis last said (None: it follows links anywhere).
+        self._sites: set[str] | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -208,6 +210,7 @@ class RedisScheduler(BaseScheduler):
             self._refusal = "no_crawl"
             return
         spider.allowed_domains = joined.domains or []
+        self._sites = set(joined.domains) if joined.domains is not None else None
         if await self._retrying(self.frontier.heartbeat, self.lease) is DOWN:
             self._refusal = "shutdown"
             return
@@ -374,6 +377,8 @@ class RedisScheduler(BaseScheduler):
         )
 
     def _round_trip(self) -> None:
+        if not self._send_sites():
+            return
         leases = self._leases()
         holding = len(self._in_progress()) - len(leases.parsing) - len(leases.links_queued)
         wanted = self.concurrency - holding - self.frontier.buffered
@@ -383,6 +388,8 @@ class RedisScheduler(BaseScheduler):
         if step is DOWN:
             return
         self._count(step)
+        if self._sites is not None and step.sites != len(self._sites):
+            self._receive_sites()
         if step.popped >= wanted:
             self._next_pop_at = -math.inf
         elif step.ready_in is not None and step.ready_in < self.poll_interval:
@@ -392,6 +399,27 @@ class RedisScheduler(BaseScheduler):
             self._wakeup.schedule(step.ready_in)  # once, however many round trips come first
         else:
             self._next_pop_at = monotonic() + self.poll_interval
+
+    def _send_sites(self) -> bool:
+        """Sites this worker's spider took on (a seed redirected to another host) go to
+        Redis before the requests for them, so that the worker that pops one fetches it.
+        Whether Redis has them all."""
+        if self._sites is None:
+            return True
+        added = set(self.spider.allowed_domains) - self._sites
+        if added:
+            if self._redis(self.record.add_domains, added) is DOWN:
+                return False
+            self._sites |= added
+        return True
+
+    def _receive_sites(self) -> None:
+        """Other workers' sites, which this worker's offsite filter and link extraction must
+        know before it fetches their pages."""
+        sites = self._redis(self.record.domains)
+        if sites is not DOWN:
+            self._sites = set(sites)
+            self.spider.allowed_domains = sorted(self._sites | set(self.spider.allowed_domains))
 
     def _count(self, step: Step) -> None:
         for stat, value in (

@@ -26,7 +26,8 @@ Keys, under the crawl's prefix ``P`` (``topicspider:<crawl id>``):
 ``P:bloom``            string     or, with ``TOPIC_DUPEFILTER=bloom``, the bits of a Bloom filter
 ``P:bloom:urls``       string     URLs added to the Bloom filter, by all workers
 ``P:meta``             hash       keywords, partitions, stay-on-site flag, dupefilter of the crawl
-``P:domains``          set        the sites the crawl stays on
+``P:domains``          set        the sites the crawl stays on; it grows when a worker joins with
+                                  seeds on other sites or a seed redirects to another host
 =====================  =========  ==============================================================
 
 Times come from Redis (``TIME``), so workers' clocks need not agree. Scripts are run by SHA
@@ -304,7 +305,8 @@ end
 local active = tonumber(redis.call('GET', P .. ':active') or '0')
 local seen = 0
 if bloom then seen = tonumber(redis.call('GET', dupekey .. ':urls') or '0') end
-return {statuses, popped, queued, everywhere, active, acked, seen, soonest}
+local sites = redis.call('SCARD', P .. ':domains')
+return {statuses, popped, queued, everywhere, active, acked, seen, soonest, sites}
 """
 )
 

@@ -179,7 +179,6 @@ class TopicSpider(Spider):
                 settings,
                 allow=self.allow,
                 deny=self.deny,
-                domains=tuple(getattr(self, "allowed_domains", ())),
             ),
             settings.getint("TOPIC_ANALYSIS_PROCESSES"),
         )
@@ -215,9 +214,10 @@ class TopicSpider(Spider):
                 state[name] = getattr(self, name)
 
     def scheduled(self, request: Request) -> None:
-        """A seed that redirects off the seeds' sites (``example.com`` to ``example.cn``) is
-        dropped by Scrapy's offsite filter with a debug line only: say so, as for a seed
-        that could not be fetched."""
+        """A seed that redirects to another host (``www.example.com`` to ``example.com``,
+        ``example.cn`` to ``example.com.cn``) names the site the user meant: the crawl
+        keeps to that host too. Run before Scrapy's offsite filter looks at the request
+        (the spider connects to the signal before the engine's middlewares do)."""
         redirected_from = request.meta.get("redirect_urls")
         if (
             redirected_from
@@ -225,12 +225,14 @@ class TopicSpider(Spider):
             and getattr(self, "allowed_domains", None)
             and not url_is_from_any_domain(request.url, self.allowed_domains)
         ):
-            self.crawler.stats.inc_value("topic/failed/redirected_off_site")
-            logger.warning(
-                "Not fetched %s: redirected to %s, off the seeds' sites; give that address"
-                " as a seed, or set TOPIC_STAY_ON_SITE=False",
+            host = urlsplit(request.url).hostname or ""
+            self.allowed_domains = sorted({*self.allowed_domains, host})
+            self.crawler.stats.inc_value("topic/seed_hosts_added")
+            logger.info(
+                "Seed %s redirects to %s: the crawl keeps to %s too",
                 redirected_from[0],
                 request.url,
+                host,
             )
 
     def _host_full(self, url: str) -> bool:
@@ -259,7 +261,12 @@ class TopicSpider(Spider):
             return []
         content_type = (response.headers.get("Content-Type") or b"").decode("latin-1")
         try:
-            page = await self.analysis.analyze(response.url, response.body, content_type)
+            page = await self.analysis.analyze(
+                response.url,
+                response.body,
+                content_type,
+                tuple(getattr(self, "allowed_domains", None) or ()),
+            )
         except AnalysisFailed as error:
             self.crawler.stats.inc_value("topic/skipped/analysis_failed")
             logger.error("Could not analyze %s: %s", response.url, error)
