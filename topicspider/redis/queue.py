@@ -74,7 +74,7 @@ class Step:
     active: int = 0
     bloom_urls: int = 0
     ready_in: float | None = None
-    sites: int = 0
+    domains: int = 0
 
 
 class RedisFrontier(Base):
@@ -247,7 +247,7 @@ class RedisFrontier(Base):
         args.extend(self.leases[request] for request in downloaded)
         args.append(len(links_queued))
         args.extend(self.leases[request] for request in links_queued)
-        statuses, popped, queued, everywhere, active, acked, bloom_urls, soonest, sites = (
+        statuses, popped, queued, everywhere, active, acked, bloom_urls, soonest, domains = (
             self._step(args=args)
         )
         del self._pushes[: len(pushes)]
@@ -265,7 +265,7 @@ class RedisFrontier(Base):
             active=active,
             bloom_urls=bloom_urls,
             ready_in=soonest / 1000 if soonest >= 0 else None,
-            sites=sites,
+            domains=domains,
         )
         for push, status in zip(pushes, statuses, strict=True):
             if status == _ADDED:

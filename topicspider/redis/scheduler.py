@@ -126,7 +126,7 @@ class RedisScheduler(BaseScheduler):
         self._last_try = -math.inf
         self._loops: list = []
         #: The sites the crawl keeps to as Redis last said (None: it follows links anywhere).
-        self._sites: set[str] | None = None
+        self._domains: set[str] | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -210,7 +210,7 @@ class RedisScheduler(BaseScheduler):
             self._refusal = "no_crawl"
             return
         spider.allowed_domains = joined.domains or []
-        self._sites = set(joined.domains) if joined.domains is not None else None
+        self._domains = set(joined.domains) if joined.domains is not None else None
         if await self._retrying(self.frontier.heartbeat, self.lease) is DOWN:
             self._refusal = "shutdown"
             return
@@ -377,7 +377,7 @@ class RedisScheduler(BaseScheduler):
         )
 
     def _round_trip(self) -> None:
-        if not self._send_sites():
+        if not self._send_domains():
             return
         leases = self._leases()
         holding = len(self._in_progress()) - len(leases.parsing) - len(leases.links_queued)
@@ -388,8 +388,8 @@ class RedisScheduler(BaseScheduler):
         if step is DOWN:
             return
         self._count(step)
-        if self._sites is not None and step.sites != len(self._sites):
-            self._receive_sites()
+        if self._domains is not None and step.domains != len(self._domains):
+            self._receive_domains()
         if step.popped >= wanted:
             self._next_pop_at = -math.inf
         elif step.ready_in is not None and step.ready_in < self.poll_interval:
@@ -400,26 +400,26 @@ class RedisScheduler(BaseScheduler):
         else:
             self._next_pop_at = monotonic() + self.poll_interval
 
-    def _send_sites(self) -> bool:
+    def _send_domains(self) -> bool:
         """Sites this worker's spider took on (a seed redirected to another host) go to
         Redis before the requests for them, so that the worker that pops one fetches it.
         Whether Redis has them all."""
-        if self._sites is None:
+        if self._domains is None:
             return True
-        added = set(self.spider.allowed_domains) - self._sites
+        added = set(self.spider.allowed_domains) - self._domains
         if added:
             if self._redis(self.record.add_domains, added) is DOWN:
                 return False
-            self._sites |= added
+            self._domains |= added
         return True
 
-    def _receive_sites(self) -> None:
+    def _receive_domains(self) -> None:
         """Other workers' sites, which this worker's offsite filter and link extraction must
         know before it fetches their pages."""
-        sites = self._redis(self.record.domains)
-        if sites is not DOWN:
-            self._sites = set(sites)
-            self.spider.allowed_domains = sorted(self._sites | set(self.spider.allowed_domains))
+        domains = self._redis(self.record.domains)
+        if domains is not DOWN:
+            self._domains = set(domains)
+            self.spider.allowed_domains = sorted(self._domains | set(self.spider.allowed_domains))
 
     def _count(self, step: Step) -> None:
         for stat, value in (

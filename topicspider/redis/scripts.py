@@ -305,8 +305,8 @@ end
 local active = tonumber(redis.call('GET', P .. ':active') or '0')
 local seen = 0
 if bloom then seen = tonumber(redis.call('GET', dupekey .. ':urls') or '0') end
-local sites = redis.call('SCARD', P .. ':domains')
-return {statuses, popped, queued, everywhere, active, acked, seen, soonest, sites}
+local domains = redis.call('SCARD', P .. ':domains')
+return {statuses, popped, queued, everywhere, active, acked, seen, soonest, domains}
 """
 )
 
