@@ -305,6 +305,14 @@ def test_unreachable_seed_is_reported_and_crawl_ends(tmp_path):
     assert "fetched 0 pages" in result.stderr
 
 
+def test_a_seed_the_site_does_not_have_is_reported_with_its_status(site_url, tmp_path):
+    seed = f"{site_url}/no-such-page.html"
+    result = crawl_seed(seed, tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert f"WARNING: Not fetched {seed}: HTTP 404 Not Found" in result.stderr
+    assert "'topic/failed/HttpError/404': 1" in result.stderr
+
+
 def test_a_page_frees_its_slot_only_once_every_link_is_handed_over():
     """The scheduler may choose the slot's next request as soon as the page's links are all
     in (not when its item is stored), and no sooner."""

@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 from scrapy import Request, Spider, signals
 from scrapy.http import TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
+from scrapy.utils.response import response_status_message
 from scrapy.utils.url import url_is_from_any_domain
 
 from topicspider.analysis import Analyzer, PageAnalysis, ScoredLink
@@ -363,11 +364,14 @@ class TopicSpider(Spider):
         """A request that got no page: one log line and a stat naming why, not a traceback."""
         request = failure.request  # type: ignore[attr-defined]
         reason = failure.type.__name__ if failure.type else "Unknown"
+        message = failure.getErrorMessage()
         if failure.check(HttpError):
-            reason = f"{reason}/{failure.value.response.status}"
+            status = failure.value.response.status
+            reason = f"{reason}/{status}"
+            message = f"HTTP {response_status_message(status)}"  # not "Ignoring non-200 response"
         self.crawler.stats.inc_value(f"topic/failed/{reason}")
         level = logging.WARNING if request.meta.get("depth", 0) == 0 else logging.INFO
-        logger.log(level, "Not fetched %s: %s", request.url, failure.getErrorMessage())
+        logger.log(level, "Not fetched %s: %s", request.url, message)
 
     def _is_duplicate(self, fingerprint: int) -> bool:
         """Whether a page already stored has (nearly) the same text; if not, remember this one."""
