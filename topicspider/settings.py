@@ -177,6 +177,10 @@ DUPEFILTER_CLASS = "topicspider.dupefilters.TopicDupeFilter"
 SPIDER_MIDDLEWARES = {
     "topicspider.slots.SlotPolicyMiddleware": 600,
 }
+# Between Scrapy's RobotsTxtMiddleware (100) and RetryMiddleware (550).
+DOWNLOADER_MIDDLEWARES = {
+    "topicspider.robots.RobotsTxtFailureMiddleware": 150,
+}
 
 ITEM_PIPELINES = {
     "topicspider.pipelines.files.FilesystemPipeline": 300,
