@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import signal
 import subprocess
 import time
@@ -180,6 +181,23 @@ def test_jobdir_pause_and_resume_fetches_nothing_twice(site, site_url, tmp_path,
     assert len(stored) == len(set(stored))
 
 
+def test_what_the_crawl_learned_resumes_with_jobdir(site, site_url, tmp_path):
+    """The pages counted per host go on from where the paused crawl left them."""
+    jobdir = tmp_path / "job"
+    command = crawl_command(site_url, site, tmp_path, f"JOBDIR={jobdir}", *ONE_AT_A_TIME)
+    assert scrapy(*command, "-s", "CLOSESPIDER_PAGECOUNT=6").returncode == 0
+    learned = pickle.loads((jobdir / "spider.state").read_bytes())
+    fetched_first = len(read_jsonl(tmp_path / "fetch.jsonl"))
+    assert sum(learned["host_pages"].values()) == fetched_first
+    assert learned["allowed_domains"] == ["127.0.0.1"]
+
+    assert scrapy(*command).returncode == 0
+    learned = pickle.loads((jobdir / "spider.state").read_bytes())
+    fetched = len(read_jsonl(tmp_path / "fetch.jsonl"))
+    assert fetched > fetched_first
+    assert sum(learned["host_pages"].values()) == fetched
+
+
 def test_ctrl_c_pauses_and_the_same_command_resumes(site, site_url, tmp_path, serial_crawl):
     full = serial_crawl
 
@@ -266,6 +284,24 @@ def test_a_seed_that_redirects_to_another_host_is_followed_there(site_url, redir
     assert len(stored) >= 10
     assert all(url.startswith("http://localhost:") for url in stored)
     assert "offsite/filtered" not in result.stderr
+
+
+def test_a_resumed_crawl_still_keeps_to_the_host_its_seed_redirected_to(
+    site_url, redirect, tmp_path
+):
+    seed = f"{redirect(f'http://localhost:{urlsplit(site_url).port}/index.html')}/"
+    jobdir = f"JOBDIR={tmp_path / 'job'}"
+    first = crawl_seed(seed, tmp_path, jobdir, "CLOSESPIDER_PAGECOUNT=6")
+    assert first.returncode == 0, first.stderr[-2000:]
+    stored_first = len(read_jsonl(tmp_path / "pages" / "index.jsonl"))
+
+    second = crawl_seed(seed, tmp_path, jobdir)
+    assert second.returncode == 0, second.stderr[-2000:]
+    assert "Resuming crawl" in second.stderr
+    assert "offsite/filtered" not in second.stderr
+    stored = [line["url"] for line in read_jsonl(tmp_path / "pages" / "index.jsonl")]
+    assert len(stored) > max(stored_first, 10)
+    assert all(url.startswith("http://localhost:") for url in stored)
 
 
 def test_scrapy_parse_shows_how_one_page_is_judged_without_seeds(site_url, tmp_path):

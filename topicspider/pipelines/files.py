@@ -182,12 +182,8 @@ class FilesystemPipeline:
         engine = None
         with suppress(RuntimeError):  # Scrapy 2.19+ raises it while no crawl is running
             engine = self.crawler and self.crawler.engine
-        if engine is None:
-            return
-        if hasattr(engine, "close_spider_async"):
+        if engine is not None:
             self._closing = deferred_from_coro(engine.close_spider_async(reason=CLOSE_REASON))
-        else:  # Scrapy < 2.14
-            self._closing = engine.close_spider(self.crawler.spider, CLOSE_REASON)
 
 
 def _reactor_running() -> bool:

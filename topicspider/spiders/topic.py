@@ -150,7 +150,7 @@ class TopicSpider(Spider):
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
         spider = super().from_crawler(crawler, *args, **kwargs)
         spider.configure(crawler)
-        crawler.signals.connect(spider.restore_state, signal=signals.spider_opened)
+        crawler.signals.connect(spider.restore_state, signal=signals.engine_started)
         crawler.signals.connect(spider.scheduled, signal=signals.request_scheduled)
         return spider
 
@@ -204,21 +204,30 @@ class TopicSpider(Spider):
 
     def restore_state(self) -> None:
         """With JOBDIR, Scrapy pickles ``spider.state`` at close and restores it at open:
-        what the crawl learned (URL templates, page fingerprints, link-score mix) resumes."""
+        what the crawl learned (URL templates, page fingerprints, link-score mix, the hosts
+        its seeds redirected to) resumes.
+
+        Run when the engine starts, before the first request: Scrapy's ``SpiderState``
+        extension sets ``spider.state`` in its ``spider_opened`` handler, which runs after
+        the spider's own."""
         state = getattr(self, "state", None)
         if state is None:
             return
-        for name in ("patterns", "duplicates", "importance", "strategy", "host_pages", "threshold"):
-            if name in state and getattr(self, name) is not None:
+        names = ["patterns", "duplicates", "importance", "strategy", "host_pages", "threshold"]
+        if not self.settings.get("REDIS_URL"):  # in Redis, the crawl record holds the sites
+            names.append("allowed_domains")
+        for name in names:
+            if name in state and getattr(self, name, None) is not None:
                 setattr(self, name, state[name])
             else:
-                state[name] = getattr(self, name)
+                state[name] = getattr(self, name, None)
 
     def scheduled(self, request: Request) -> None:
         """A seed that redirects to another host (``www.example.com`` to ``example.com``,
         ``example.cn`` to ``example.com.cn``) names the site the user meant: the crawl
         keeps to that host too. Run before Scrapy's offsite filter looks at the request
-        (the spider connects to the signal before the engine's middlewares do)."""
+        (the spider connects to the signal before the engine's middlewares do), which reads
+        ``allowed_domains`` again when it changes (Scrapy 2.18 and later)."""
         redirected_from = request.meta.get("redirect_urls")
         if (
             redirected_from
@@ -227,7 +236,7 @@ class TopicSpider(Spider):
             and not url_is_from_any_domain(request.url, self.allowed_domains)
         ):
             host = urlsplit(request.url).hostname or ""
-            self.allowed_domains = sorted({*self.allowed_domains, host})
+            self.allowed_domains.append(host)  # the list JOBDIR's state holds
             self.crawler.stats.inc_value("topic/seed_hosts_added")
             logger.info(
                 "Seed %s redirects to %s: the crawl keeps to %s too",
