@@ -11,13 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 from scrapy.exceptions import CloseSpider, DropItem, NotConfigured
-from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
+from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.reactor import is_reactor_installed
 
 from topicspider.children import Child, ChildDied, ChildFailed
 from topicspider.exceptions import ConfigError
 from topicspider.pagestore import INDEX_FIELDS, PageStore
 from topicspider.paths import INDEX_NAME
+from topicspider.pipelines import close_crawl
 
 if TYPE_CHECKING:
     from typing import Self
@@ -167,7 +168,7 @@ class FilesystemPipeline:
             self._failed = True
             error = self._error(exc)
             logger.error("%s; closing the spider", error)
-            self._close_spider()
+            self._closing = close_crawl(self.crawler, CLOSE_REASON)
             raise DropItem(str(error)) from exc
         adapter["path"] = path
         self.stats.inc_value("topic/stored" if new else "topic/stored/refreshed")
@@ -177,13 +178,6 @@ class FilesystemPipeline:
         return PagesDirError(
             f"Cannot write to the pages folder {self.pages_dir.absolute()} (TOPIC_PAGES_DIR): {exc}"
         )
-
-    def _close_spider(self) -> None:
-        engine = None
-        with suppress(RuntimeError):  # Scrapy 2.19+ raises it while no crawl is running
-            engine = self.crawler and self.crawler.engine
-        if engine is not None:
-            self._closing = deferred_from_coro(engine.close_spider_async(reason=CLOSE_REASON))
 
 
 def _reactor_running() -> bool:

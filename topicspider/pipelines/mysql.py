@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING, Any
 import pymysql
 from itemadapter import ItemAdapter
 from scrapy.exceptions import CloseSpider, NotConfigured
-from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
+from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.enterprise import adbapi
 from twisted.internet import task
 
 from topicspider.mysql import schema
 from topicspider.mysql.spool import Segment, Spool, SpoolError, read
 from topicspider.mysql.url import MySQLUrl
+from topicspider.pipelines import close_crawl
 from topicspider.signals import links_discovered
 
 if TYPE_CHECKING:
@@ -248,7 +249,7 @@ class MySQLPipeline:
                 self.spool.folder.absolute(),
                 exc,
             )
-            self._close_spider(SPOOL_CLOSE_REASON)
+            self._closing = close_crawl(self.crawler, SPOOL_CLOSE_REASON)
             return
         if self.spool.pending >= self.batch_size:
             self._flush()
@@ -334,13 +335,6 @@ class MySQLPipeline:
     def _unavailable(self, message: str) -> MySQLUnavailable:
         logger.error("%s; the crawl does not start", message)
         return MySQLUnavailable(message)
-
-    def _close_spider(self, reason: str) -> None:
-        engine = None
-        with suppress(RuntimeError):  # Scrapy 2.19+ raises it while no crawl is running
-            engine = self.crawler and self.crawler.engine
-        if engine is not None:
-            self._closing = deferred_from_coro(engine.close_spider_async(reason=reason))
 
 
 def default_crawl_id(spider: Spider | None) -> str:
