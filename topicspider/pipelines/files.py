@@ -145,7 +145,7 @@ class FilesystemPipeline:
         url = adapter["url"]
         if self._failed:
             self._not_stored.append(url)
-            raise DropItem(f"Not stored: the pages folder {self.pages_dir.absolute()} failed")
+            raise self._dropped()
         # Fetched again (a crawl resumed after a crash, or run again into the same
         # folder), the page file is refreshed; the index keeps one line per URL.
         new = url not in self._indexed
@@ -162,9 +162,7 @@ class FilesystemPipeline:
         except (OSError, ChildFailed, ChildDied) as exc:
             self._not_stored.append(url)
             if self._failed:  # a page handed over before the first failure was known
-                raise DropItem(
-                    f"Not stored: the pages folder {self.pages_dir.absolute()} failed"
-                ) from exc
+                raise self._dropped() from exc
             self._failed = True
             error = self._error(exc)
             logger.error("%s; closing the spider", error)
@@ -173,6 +171,9 @@ class FilesystemPipeline:
         adapter["path"] = path
         self.stats.inc_value("topic/stored" if new else "topic/stored/refreshed")
         return item
+
+    def _dropped(self) -> DropItem:
+        return DropItem(f"Not stored: the pages folder {self.pages_dir.absolute()} failed")
 
     def _error(self, exc: Exception) -> PagesDirError:
         return PagesDirError(
