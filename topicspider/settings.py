@@ -77,7 +77,8 @@ TOPIC_PARSE_BACKLOG = 0
 TOPIC_STAY_ON_SITE = True
 # Links taken from one page, in document order (link farms and giant indexes stop there).
 TOPIC_MAX_LINKS_PER_PAGE = 1000
-# Pages fetched per host before its links are no longer followed (0: no cap).
+# Pages downloaded per host (0: no cap); past it, its links are not followed and its
+# queued requests are dropped.
 TOPIC_MAX_PAGES_PER_HOST = 0
 # Links the spider remembers sending (with their best score and lowest depth), so that a
 # link found again is sent to the scheduler only if it scores higher or lies less deep;
@@ -180,6 +181,8 @@ SPIDER_MIDDLEWARES = {
 # Between Scrapy's RobotsTxtMiddleware (100) and RetryMiddleware (550).
 DOWNLOADER_MIDDLEWARES = {
     "topicspider.robots.RobotsTxtFailureMiddleware": 150,
+    # After redirects and retries, before the HTTP cache; off without TOPIC_MAX_PAGES_PER_HOST.
+    "topicspider.hostcap.HostPageCapMiddleware": 890,
 }
 
 ITEM_PIPELINES = {

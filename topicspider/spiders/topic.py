@@ -18,6 +18,7 @@ from scrapy.utils.url import url_is_from_any_domain
 from topicspider.analysis import Analyzer, PageAnalysis, ScoredLink
 from topicspider.dupefilters import DUPEFILTERS
 from topicspider.exceptions import ConfigError
+from topicspider.hostcap import HostFull
 from topicspider.importance import Opic
 from topicspider.items import PageItem
 from topicspider.keywords import KeywordVector, load_keywords
@@ -371,6 +372,8 @@ class TopicSpider(Spider):
 
     def failed(self, failure: Failure) -> None:
         """A request that got no page: one log line and a stat naming why, not a traceback."""
+        if failure.check(HostFull):  # counted and said once by the middleware
+            return
         request = failure.request  # type: ignore[attr-defined]
         reason = failure.type.__name__ if failure.type else "Unknown"
         message = failure.getErrorMessage()

@@ -1,0 +1,56 @@
+"""TOPIC_MAX_PAGES_PER_HOST: no more pages from a host than the cap, whatever is queued."""
+
+from __future__ import annotations
+
+import pickle
+
+from tests.test_spider import crawl_command, crawl_seed, read_jsonl, scrapy
+
+
+def test_a_host_gives_no_more_pages_than_its_cap(site, site_url, tmp_path):
+    result = scrapy(*crawl_command(site_url, site, tmp_path, "TOPIC_MAX_PAGES_PER_HOST=12"))
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert len(read_jsonl(tmp_path / "fetch.jsonl")) == 12
+    said = [line for line in result.stderr.splitlines() if "TOPIC_MAX_PAGES_PER_HOST" in line]
+    assert len(said) == 1, said
+    assert "127.0.0.1 has had its 12 pages" in said[0]
+    assert "'topic/host_full_dropped'" in result.stderr
+    assert result.stderr.count("has had its") == 1
+
+
+def test_the_cap_holds_across_a_paused_crawl(site, site_url, tmp_path):
+    jobdir = tmp_path / "job"
+    command = crawl_command(
+        site_url, site, tmp_path, f"JOBDIR={jobdir}", "TOPIC_MAX_PAGES_PER_HOST=15"
+    )
+    assert scrapy(*command, "-s", "CLOSESPIDER_PAGECOUNT=6").returncode == 0
+    first = len(read_jsonl(tmp_path / "fetch.jsonl"))
+    assert 0 < first < 15
+    assert scrapy(*command).returncode == 0
+    assert len(read_jsonl(tmp_path / "fetch.jsonl")) == 15
+    assert pickle.loads((jobdir / "spider.state").read_bytes())["host_downloads"] == {
+        "127.0.0.1": 15
+    }
+
+
+def test_a_redirect_does_not_count_the_page_it_leads_to_does(site, site_url, redirect, tmp_path):
+    seed = redirect(f"{site_url}{site.seed_path}")  # also on 127.0.0.1
+    result = crawl_seed(seed, tmp_path, "TOPIC_MAX_PAGES_PER_HOST=3")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert len(read_jsonl(tmp_path / "f.jsonl")) == 3
+
+
+def test_a_page_from_the_http_cache_counts(site, site_url, tmp_path):
+    command = crawl_command(
+        site_url,
+        site,
+        tmp_path,
+        "HTTPCACHE_ENABLED=True",
+        f"HTTPCACHE_DIR={tmp_path / 'cache'}",
+        "TOPIC_MAX_PAGES_PER_HOST=5",
+    )
+    assert scrapy(*command).returncode == 0
+    second = scrapy(*command)
+    assert second.returncode == 0
+    assert "'httpcache/hit'" in second.stderr
+    assert len(read_jsonl(tmp_path / "fetch.jsonl")) == 10  # 5 each run
