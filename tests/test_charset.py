@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from topicspider.charset import SAMPLE_SIZE, decode, detect_encoding
+from topicspider.charset import SAMPLE_SIZE, decode, decode_text_file, detect_encoding
 
 TEXT = "足球比赛。中国队今天以三比一战胜对手、球迷在体育场欢呼。"
 
@@ -129,3 +129,10 @@ def test_random_bytes_never_raise(body, content_type):
 @given(st.text().filter(lambda s: not s.startswith("\ufeff")))
 def test_utf8_round_trips(text):
     assert decode(text.encode("utf-8")) == ("utf-8", text)
+
+
+def test_a_text_file_is_read_as_utf8_or_gbk_and_nothing_else():
+    assert decode_text_file("\ufeff足球 3".encode()) == "足球 3"
+    assert decode_text_file("足球 3 # 体育".encode("gbk")) == "足球 3 # 体育"
+    with pytest.raises(UnicodeDecodeError):
+        decode_text_file("für 3, Müller 2".encode("latin-1"))

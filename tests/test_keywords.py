@@ -50,12 +50,19 @@ def test_malformed_line_names_file_and_line(tmp_path, text, line, reason):
 def test_empty_and_unreadable_files(tmp_path):
     with pytest.raises(KeywordError, match="no keywords"):
         parse_keyword_file(write(tmp_path, "# nothing\n"))
-    gbk = tmp_path / "gbk.txt"
-    gbk.write_bytes("足球 3\n".encode("gbk"))
-    with pytest.raises(KeywordError, match="not UTF-8"):
-        parse_keyword_file(gbk)
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes("für 3\n".encode("latin-1"))
+    with pytest.raises(KeywordError, match="neither UTF-8 nor GBK"):
+        parse_keyword_file(latin1)
     with pytest.raises(KeywordError, match="keyword file not found"):
         load_keywords(str(tmp_path / "missing.txt"))
+
+
+def test_a_keyword_file_saved_as_gbk_is_read(tmp_path):
+    """As Notepad on Chinese Windows saves it; the shipped files are UTF-8."""
+    gbk = tmp_path / "gbk.txt"
+    gbk.write_bytes("# 体育\n足球 3\n比赛 2\nWorld Cup 1\n".encode("gbk"))
+    assert parse_keyword_file(gbk).weights == {"足球": 3.0, "比赛": 2.0, "world cup": 1.0}
 
 
 @pytest.mark.parametrize("spec", ["keywords/sport.txt,", "/data/a,b.txt", "topics/web,mail"])

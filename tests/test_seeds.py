@@ -11,10 +11,11 @@ def test_comma_separated_urls_deduplicated():
     assert seeds == ["http://127.0.0.1:8000/", "http://127.0.0.1:8000/a.html"]
 
 
-def test_seed_file_with_comments(tmp_path):
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "gbk"])
+def test_seed_file_with_comments(tmp_path, encoding):
     path = tmp_path / "seeds.txt"
     path.write_text(
-        "# start here\nhttp://127.0.0.1/体育/\n\nhttps://127.0.0.1/x  # second\n", "utf-8"
+        "# 从这里开始\nhttp://127.0.0.1/体育/\n\nhttps://127.0.0.1/x  # second\n", encoding
     )
     assert load_seeds(str(path)) == ["http://127.0.0.1/%E4%BD%93%E8%82%B2/", "https://127.0.0.1/x"]
 
@@ -39,4 +40,11 @@ def test_bad_line_in_seed_file_names_it(tmp_path):
     path = tmp_path / "seeds.txt"
     path.write_text("http://127.0.0.1/\nnot a url\n", "utf-8")
     with pytest.raises(SeedError, match=f"{path}, line 2"):
+        load_seeds(str(path))
+
+
+def test_a_seed_file_neither_utf8_nor_gbk_is_refused(tmp_path):
+    path = tmp_path / "seeds.txt"
+    path.write_bytes("# für Müller\nhttp://127.0.0.1/\n".encode("latin-1"))
+    with pytest.raises(SeedError, match="seed file is neither UTF-8 nor GBK"):
         load_seeds(str(path))

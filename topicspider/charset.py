@@ -75,6 +75,19 @@ def decode(body: bytes, content_type: str | None = None) -> tuple[str, str]:
     return encoding, to_unicode(body, encoding)
 
 
+def decode_text_file(data: bytes) -> str:
+    """A text file a user wrote (keyword file, seed list): UTF-8, with or without a byte
+    order mark, or GBK, which Chinese Windows editors save by default. Anything else raises
+    ``UnicodeDecodeError`` rather than being guessed at: a misread keyword would change the
+    topic without a word."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        if _is_gb_chinese(data, final=True):
+            return data.decode("gb18030")
+        raise
+
+
 def _decode(sample: bytes, encoding: str, final: bool) -> tuple[str, int]:
     """Decode ``sample`` and count its errors; an incomplete last character is kept back."""
     decoder = codecs.getincrementaldecoder(encoding)(_COUNT_ERRORS)

@@ -1,6 +1,6 @@
 """The weighted keyword vector that defines a topic.
 
-A topic is given as a keyword file (UTF-8, one ``term weight`` per line,
+A topic is given as a keyword file (UTF-8 or GBK, one ``term weight`` per line,
 ``#`` comments), as the bare name of a file in ``keywords/``, or inline as
 ``term:weight,term:weight``. Every mistake is reported with the file and line
 so a crawl never starts on a half-read topic.
@@ -15,6 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from topicspider.charset import decode_text_file
 from topicspider.exceptions import KeywordError
 from topicspider.text import normalize_term
 
@@ -74,11 +75,12 @@ def parse_keyword_file(path: Traversable) -> KeywordVector:
     ``path`` may also be a resource inside a zipped egg (see :func:`bundled_keywords_dir`).
     """
     try:
-        content = path.read_bytes().decode("utf-8-sig")
+        content = decode_text_file(path.read_bytes())
     except OSError as exc:
         raise KeywordError(f"{path}: cannot read keyword file: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
-        raise KeywordError(f"{path}: keyword file is not UTF-8 ({exc.reason})") from None
+        message = f"{path}: keyword file is neither UTF-8 nor GBK ({exc.reason})"
+        raise KeywordError(message) from None
     weights: dict[str, float] = {}
     for lineno, line in enumerate(content.splitlines(), start=1):
         line = line.split("#", 1)[0].strip()

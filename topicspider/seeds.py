@@ -7,6 +7,7 @@ from urllib.parse import urlsplit
 
 from w3lib.url import safe_url_string
 
+from topicspider.charset import decode_text_file
 from topicspider.exceptions import SeedError
 
 __all__ = ["load_seeds"]
@@ -30,11 +31,13 @@ def load_seeds(spec: str | None) -> list[str]:
     path = Path(spec).expanduser()
     if "://" not in spec:
         try:
-            content = path.read_text("utf-8-sig")
+            content = decode_text_file(path.read_bytes())
         except FileNotFoundError:
             raise SeedError(f"{spec}: seed file not found (and not an http(s) URL)") from None
-        except (OSError, UnicodeDecodeError) as exc:
+        except OSError as exc:
             raise SeedError(f"{spec}: cannot read seed file: {exc}") from None
+        except UnicodeDecodeError as exc:
+            raise SeedError(f"{spec}: seed file is neither UTF-8 nor GBK ({exc.reason})") from None
         seeds = [
             _check(url, f"{path}, line {lineno}")
             for lineno, line in enumerate(content.splitlines(), start=1)
