@@ -180,6 +180,16 @@ def test_spider_traps_are_bounded(hostile_url, tmp_path):
     assert int(stats["topic/host_capped"]) >= 1
 
 
+def test_links_queued_to_a_dead_folder_are_given_up_after_30_failures(hostile_url, tmp_path):
+    """The index links a thousand pages of one template, all 404."""
+    result = crawl(f"{hostile_url}/many-links.html", tmp_path, "RETRY_TIMES=0")
+    assert result.returncode == 0, result.stderr[-3000:]
+    stats = _stats(result.stderr.split("Dumping Scrapy stats:", 1)[1])
+    assert 30 <= int(stats["topic/failed/HttpError/404"]) <= 32  # and those in flight
+    assert int(stats["topic/noise_url"]) >= 950
+    assert result.stderr.count("Not fetched") == int(stats["topic/failed/HttpError/404"])
+
+
 def test_depth_limit_bounds_a_trap_without_a_cap(hostile_url, tmp_path):
     result = crawl(f"{hostile_url}/trap/list", tmp_path, "DEPTH_LIMIT=12")
     assert result.returncode == 0, result.stderr[-3000:]

@@ -178,11 +178,13 @@ DUPEFILTER_CLASS = "topicspider.dupefilters.TopicDupeFilter"
 SPIDER_MIDDLEWARES = {
     "topicspider.slots.SlotPolicyMiddleware": 600,
 }
-# Between Scrapy's RobotsTxtMiddleware (100) and RetryMiddleware (550).
 DOWNLOADER_MIDDLEWARES = {
+    # Between Scrapy's RobotsTxtMiddleware (100) and RetryMiddleware (550).
     "topicspider.robots.RobotsTxtFailureMiddleware": 150,
-    # After redirects and retries, before the HTTP cache; off without TOPIC_MAX_PAGES_PER_HOST.
-    "topicspider.hostcap.HostPageCapMiddleware": 890,
+    # After redirects and retries (a redirect's target is checked), before the HTTP cache
+    # (a cached page counts); barren templates first, so they use none of a host's cap.
+    "topicspider.barren.BarrenTemplateMiddleware": 880,
+    "topicspider.hostcap.HostPageCapMiddleware": 890,  # off without TOPIC_MAX_PAGES_PER_HOST
 }
 
 ITEM_PIPELINES = {

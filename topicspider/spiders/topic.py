@@ -16,6 +16,7 @@ from scrapy.utils.response import response_status_message
 from scrapy.utils.url import url_is_from_any_domain
 
 from topicspider.analysis import Analyzer, PageAnalysis, ScoredLink
+from topicspider.barren import BarrenTemplate
 from topicspider.dupefilters import DUPEFILTERS
 from topicspider.exceptions import ConfigError
 from topicspider.hostcap import HostFull
@@ -40,7 +41,7 @@ from topicspider.slots import SLOT_POLICIES
 from topicspider.text import LinkContext
 from topicspider.thresholds import check_settings as check_threshold_settings
 from topicspider.thresholds import threshold_from_settings
-from topicspider.urlpatterns import PatternStats
+from topicspider.urlpatterns import PatternStats, template
 from topicspider.workers import AnalysisFailed, AnalysisPool
 
 if TYPE_CHECKING:
@@ -372,7 +373,7 @@ class TopicSpider(Spider):
 
     def failed(self, failure: Failure) -> None:
         """A request that got no page: one log line and a stat naming why, not a traceback."""
-        if failure.check(HostFull):  # counted and said once by the middleware
+        if failure.check(HostFull, BarrenTemplate):  # counted (and said) by the middleware
             return
         request = failure.request  # type: ignore[attr-defined]
         reason = failure.type.__name__ if failure.type else "Unknown"
@@ -381,6 +382,7 @@ class TopicSpider(Spider):
             status = failure.value.response.status
             reason = f"{reason}/{status}"
             message = f"HTTP {response_status_message(status)}"  # not "Ignoring non-200 response"
+            self.patterns.record(template(request.url), False)  # a dead folder is barren too
         self.crawler.stats.inc_value(f"topic/failed/{reason}")
         level = logging.WARNING if request.meta.get("depth", 0) == 0 else logging.INFO
         logger.log(level, "Not fetched %s: %s", request.url, message)
