@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import pickle
+import socket
+
+import pytest
+from scrapy import Request
+from scrapy.utils.test import get_crawler
 
 from tests.test_spider import crawl_command, crawl_seed, read_jsonl, scrapy
+from topicspider.hostcap import HostFull, HostPageCapMiddleware
+from topicspider.spiders.topic import TopicSpider
 
 
 def test_a_host_gives_no_more_pages_than_its_cap(site, site_url, tmp_path):
@@ -54,3 +61,22 @@ def test_a_page_from_the_http_cache_counts(site, site_url, tmp_path):
     assert second.returncode == 0
     assert "'httpcache/hit'" in second.stderr
     assert len(read_jsonl(tmp_path / "fetch.jsonl")) == 10  # 5 each run
+
+
+def test_while_redis_is_away_a_worker_counts_alone(caplog):
+    """REDIS_URL names a port nothing listens on: the cap still holds, counted locally."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    crawler = get_crawler(
+        TopicSpider, {"REDIS_URL": f"redis://127.0.0.1:{port}", "TOPIC_MAX_PAGES_PER_HOST": 2}
+    )
+    cap = HostPageCapMiddleware.from_crawler(crawler)
+    requests = [Request(f"http://127.0.0.1/{n}.html") for n in range(3)]
+    for request in requests[:2]:
+        cap.process_request(request)
+    with pytest.raises(HostFull):
+        cap.process_request(requests[2])
+    said = [r.message for r in caplog.records if "Redis is unavailable" in r.message]
+    assert len(said) == 1
+    assert "counted by this worker alone until it is back" in said[0]

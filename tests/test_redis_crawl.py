@@ -311,6 +311,22 @@ def test_two_workers_fetch_every_page_once_and_the_same_pages_as_one(
         assert state.scard(f"{prefix}:dupefilter") >= len(paths)
 
 
+def test_two_workers_share_the_pages_per_host_cap(site, gated_site, redis_server, tmp_path):
+    url, access_log, gate = gated_site
+    crawl_id = f"cap-{next(_crawl_ids)}"
+    settings = (*FAST, "CONCURRENT_REQUESTS=4", "TOPIC_MAX_PAGES_PER_HOST=12")
+    first = start(tmp_path, "first", url, *settings, redis=redis_server, crawl_id=crawl_id)
+    second = start(tmp_path, "second", url, *settings, redis=redis_server, crawl_id=crawl_id)
+    wait_until(lambda: registered(redis_server, crawl_id) == 2, "both workers to join", TIMEOUT)
+    gate.set()
+    assert_finished_cleanly(first, second)
+
+    assert len(fetched_paths(access_log)) == 12, "the cap is the crawl's, not each worker's"
+    assert len(first.fetched()) + len(second.fetched()) == 12
+    pages = redis_server.client().hgetall(f"topicspider:{crawl_id}:host_pages")
+    assert pages == {b"127.0.0.1": b"12"}
+
+
 def test_a_host_a_workers_seed_redirects_to_is_crawled_by_every_worker(
     site, gated_site, redirect, redis_server, tmp_path
 ):

@@ -1,25 +1,38 @@
-"""A cap on the pages downloaded from one host, held whatever is already queued."""
+"""A cap on the pages downloaded from one host, held whatever is already queued, and
+cluster-wide in a distributed crawl."""
 
 from __future__ import annotations
 
 import logging
 from collections import Counter
+from contextlib import suppress
 from typing import TYPE_CHECKING
 
 from scrapy import signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.httpobj import urlparse_cached
 
+from topicspider.redis.connection import UNAVAILABLE, get_client, key_prefix
+
 if TYPE_CHECKING:
     from typing import Self
 
+    from redis import Redis
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
 logger = logging.getLogger(__name__)
 
-COUNTED_KEY = "topic_host_counted"
+COUNTED_KEY = "topic_host_counted"  # where the download was counted: "local" or "shared"
+
+# Count a download for host ARGV[1] unless it has had ARGV[2]: 1 if counted, 0 if not.
+TAKE = """
+local taken = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
+if taken >= tonumber(ARGV[2]) then return 0 end
+redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
+return 1
+"""
 
 
 class HostFull(IgnoreRequest):
@@ -34,15 +47,21 @@ class HostPageCapMiddleware:
 
     It sits after the redirect and retry middlewares, so a redirect or a failed download
     does not count and the request that follows it does, and before the HTTP cache, so a
-    cached page counts. robots.txt does not count. With ``JOBDIR`` the counts resume; in a
-    distributed crawl each worker keeps its own.
+    cached page counts. robots.txt does not count. With ``JOBDIR`` the counts resume. In a
+    distributed crawl (``REDIS_URL``) the workers share the counts in Redis (``P:host_pages``,
+    see :mod:`topicspider.redis.scripts`); while Redis is away a worker counts on its own.
     """
 
-    def __init__(self, crawler: Crawler, cap: int) -> None:
+    def __init__(self, crawler: Crawler, cap: int, server: Redis | None = None) -> None:
         self.crawler = crawler
         self.cap = cap
         self.downloads: Counter[str] = Counter()
         self.full_hosts: set[str] = set()
+        self.server = server
+        if server is not None:
+            self.key = f"{key_prefix(crawler.settings, crawler.spidercls.name)}:host_pages"
+            self._take = server.register_script(TAKE)
+            self._shared_down = False
         crawler.signals.connect(self.restore_state, signal=signals.engine_started)
 
     @classmethod
@@ -50,7 +69,8 @@ class HostPageCapMiddleware:
         cap = crawler.settings.getint("TOPIC_MAX_PAGES_PER_HOST")
         if cap <= 0:
             raise NotConfigured
-        return cls(crawler, cap)
+        server = get_client(crawler.settings) if crawler.settings.get("REDIS_URL") else None
+        return cls(crawler, cap, server)
 
     def restore_state(self) -> None:
         """Share the counts with ``spider.state``, which ``JOBDIR`` keeps between runs
@@ -63,7 +83,8 @@ class HostPageCapMiddleware:
         if request.meta.get("dont_obey_robotstxt"):  # robots.txt
             return
         host = urlparse_cached(request).hostname or ""
-        if self.downloads[host] >= self.cap:
+        counted = self._count(host)
+        if counted is None:
             if host not in self.full_hosts:
                 self.full_hosts.add(host)
                 logger.info(
@@ -74,8 +95,28 @@ class HostPageCapMiddleware:
                 )
             self.crawler.stats.inc_value("topic/host_full_dropped")
             raise HostFull(f"{host} has had its {self.cap} pages")
+        request.meta[COUNTED_KEY] = counted
+
+    def _count(self, host: str) -> str | None:
+        """Count a download from ``host``: where it was counted, or None if the host is full."""
+        if self.server is not None:
+            try:
+                taken = self._take(keys=[self.key], args=[host, self.cap])
+            except UNAVAILABLE as error:
+                if not self._shared_down:
+                    logger.warning(
+                        "Redis is unavailable (%s): pages per host are counted by this worker "
+                        "alone until it is back",
+                        error,
+                    )
+                self._shared_down = True
+            else:
+                self._shared_down = False
+                return "shared" if taken else None
+        if self.downloads[host] >= self.cap:
+            return None
         self.downloads[host] += 1
-        request.meta[COUNTED_KEY] = True
+        return "local"
 
     def process_response(self, request: Request, response: Response) -> Response:
         if 300 <= response.status < 400:  # the redirect it leads to counts instead
@@ -86,5 +127,11 @@ class HostPageCapMiddleware:
         self._uncount(request)
 
     def _uncount(self, request: Request) -> None:
-        if request.meta.pop(COUNTED_KEY, False):
-            self.downloads[urlparse_cached(request).hostname or ""] -= 1
+        counted = request.meta.pop(COUNTED_KEY, None)
+        host = urlparse_cached(request).hostname or ""
+        if counted == "local":
+            self.downloads[host] -= 1
+        elif counted == "shared":
+            # If Redis is away, the count stays one too high: a page less from the host.
+            with suppress(*UNAVAILABLE):
+                self.server.hincrby(self.key, host, -1)

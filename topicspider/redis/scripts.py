@@ -28,6 +28,8 @@ Keys, under the crawl's prefix ``P`` (``topicspider:<crawl id>``):
 ``P:meta``             hash       keywords, partitions, stay-on-site flag, dupefilter of the crawl
 ``P:domains``          set        the sites the crawl stays on; it grows when a worker joins with
                                   seeds on other sites or a seed redirects to another host
+``P:host_pages``       hash       host → pages downloaded from it, by all workers (only with
+                                  ``TOPIC_MAX_PAGES_PER_HOST``; :mod:`topicspider.hostcap`)
 =====================  =========  ==============================================================
 
 Times come from Redis (``TIME``), so workers' clocks need not agree. Scripts are run by SHA
