@@ -13,6 +13,8 @@ from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.httpobj import urlparse_cached
 
 from topicspider.redis.connection import UNAVAILABLE, get_client, key_prefix
+from topicspider.redis.scripts import TAKE_HOST_PAGE
+from topicspider.robots import is_robots_txt
 
 if TYPE_CHECKING:
     from typing import Self
@@ -25,14 +27,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 COUNTED_KEY = "topic_host_counted"  # where the download was counted: "local" or "shared"
-
-# Count a download for host ARGV[1] unless it has had ARGV[2]: 1 if counted, 0 if not.
-TAKE = """
-local taken = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
-if taken >= tonumber(ARGV[2]) then return 0 end
-redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
-return 1
-"""
 
 
 class HostFull(IgnoreRequest):
@@ -60,7 +54,7 @@ class HostPageCapMiddleware:
         self.server = server
         if server is not None:
             self.key = f"{key_prefix(crawler.settings, crawler.spidercls.name)}:host_pages"
-            self._take = server.register_script(TAKE)
+            self._take = server.register_script(TAKE_HOST_PAGE)
             self._shared_down = False
         crawler.signals.connect(self.restore_state, signal=signals.engine_started)
 
@@ -80,7 +74,7 @@ class HostPageCapMiddleware:
             self.downloads = state.setdefault("host_downloads", self.downloads)
 
     def process_request(self, request: Request) -> None:
-        if request.meta.get("dont_obey_robotstxt"):  # robots.txt
+        if is_robots_txt(request):
             return
         host = urlparse_cached(request).hostname or ""
         counted = self._count(host)

@@ -18,6 +18,13 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
+def is_robots_txt(request: Request) -> bool:
+    """Whether Scrapy's ``RobotsTxtMiddleware`` made the request, for a host's robots.txt."""
+    return bool(request.meta.get("dont_obey_robotstxt")) and (
+        urlparse_cached(request).path == "/robots.txt"
+    )
+
+
 class RobotsTxtFailureMiddleware:
     """Downloader middleware. When a host's robots.txt cannot be downloaded (the host is
     down, its name unknown, the connection dropped), Scrapy's ``RobotsTxtMiddleware`` logs
@@ -39,12 +46,7 @@ class RobotsTxtFailureMiddleware:
         return cls(tuple(load_object(error) for error in errors))
 
     def process_exception(self, request: Request, exception: Exception) -> None:
-        url = urlparse_cached(request)
-        if (
-            request.meta.get("dont_obey_robotstxt")
-            and url.path == "/robots.txt"
-            and isinstance(exception, self.network_errors)
-        ):
+        if is_robots_txt(request) and isinstance(exception, self.network_errors):
             logger.warning(
                 "Not fetched %s (the host's pages are fetched as if it allowed all): %s",
                 request.url,

@@ -38,7 +38,7 @@ and loaded again when Redis has forgotten them (redis-py ``Script``), e.g. after
 
 from __future__ import annotations
 
-__all__ = ["HEARTBEAT", "JOIN", "LEAVE", "STEP"]
+__all__ = ["HEARTBEAT", "JOIN", "LEAVE", "STEP", "TAKE_HOST_PAGE"]
 
 _COMMON = r"""
 local P = ARGV[1]
@@ -390,4 +390,13 @@ for k = 7, #ARGV do redis.call('SADD', domains, ARGV[k]) end
 local out = {'joined', redis.call('HGET', meta, 'stay_on_site')}
 for _, d in ipairs(redis.call('SMEMBERS', domains)) do out[#out + 1] = d end
 return out
+"""
+
+#: Count a download from a host unless it has had its pages (``TOPIC_MAX_PAGES_PER_HOST``).
+#: KEYS: ``P:host_pages``. ARGV: host, cap. Returns 1 if counted, 0 if the host is full.
+TAKE_HOST_PAGE = r"""
+local taken = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
+if taken >= tonumber(ARGV[2]) then return 0 end
+redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
+return 1
 """
