@@ -101,7 +101,8 @@ def test_link_terms_anchor_navigation_template_and_noise():
     assert all(links[text].navigation for text in ("首页", "新闻", "商城"))
     assert not final.navigation
     assert final.template == "127.0.0.1/sports/final.html"
-    assert session.noise
+    assert session.url == "http://127.0.0.1/list.php?page=2"  # the session id taken out
+    assert not session.noise
     assert not final.noise
 
 

@@ -97,16 +97,19 @@ class Hostile(BaseHTTPRequestHandler):
                 b"</head><body>football</body></html>"
             )
         elif path.startswith("/trap/list"):
-            # ?page=N without end, each page on topic, with a calendar and a session id.
+            # ?page=N without end, each page on topic, with a calendar and a link to one
+            # article under a new session id each time.
             page = int(path.rsplit("=", 1)[1]) if "=" in path else 1
             links = (
                 f'<a href="/trap/list?page={page + 1}">下一页足球比赛</a>'
                 f'<a href="/trap/cal?year=2031&amp;month={page % 12 + 1}">足球比赛日历</a>'
-                f'<a href="/trap/news.jsp;jsessionid={page:08X}?id={page}">足球新闻</a>'
+                f'<a href="/trap/news.jsp;jsessionid={page:08X}?id=1">足球新闻</a>'
             )
             self.send(
                 html(f"足球比赛列表第{page}页", f"<p>第{page}页的比赛{page * 7919}</p>{links}")
             )
+        elif path.startswith("/trap/news.jsp"):
+            self.send(html("足球新闻", ""))
         elif path == "/many-links.html":
             links = "".join(f'<a href="/page-{i}.html">比赛{i}</a> ' for i in range(10000))
             self.send(html("足球比赛索引", f"<div>{links}</div>"))
@@ -174,9 +177,10 @@ def test_spider_traps_are_bounded(hostile_url, tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     fetched = paths(read_jsonl(tmp_path / "f.jsonl"))
     assert len(fetched) == 30, "the per-host cap bounds endless pagination"
-    assert all(path == "/trap/list" for path in fetched), "calendar and session URLs were followed"
+    assert fetched.count("/trap/news.jsp") == 1, "one article under many session ids"
+    assert fetched.count("/trap/list") == 29, "calendar URLs were followed"
     stats = _stats(result.stderr.split("Dumping Scrapy stats:", 1)[1])
-    assert int(stats["topic/noise_url"]) >= 2 * 25
+    assert int(stats["topic/noise_url"]) >= 25
     assert int(stats["topic/host_capped"]) >= 1
 
 
@@ -193,4 +197,5 @@ def test_links_queued_to_a_dead_folder_are_given_up_after_30_failures(hostile_ur
 def test_depth_limit_bounds_a_trap_without_a_cap(hostile_url, tmp_path):
     result = crawl(f"{hostile_url}/trap/list", tmp_path, "DEPTH_LIMIT=12")
     assert result.returncode == 0, result.stderr[-3000:]
-    assert len(read_jsonl(tmp_path / "f.jsonl")) == 13
+    fetched = paths(read_jsonl(tmp_path / "f.jsonl"))
+    assert sorted(fetched) == ["/trap/list"] * 13 + ["/trap/news.jsp"]

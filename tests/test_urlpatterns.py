@@ -1,7 +1,9 @@
 import doctest
 
+import pytest
+
 import topicspider.urlpatterns
-from topicspider.urlpatterns import PatternStats, is_noise, template
+from topicspider.urlpatterns import PatternStats, is_noise, template, without_session
 
 
 def test_doctests():
@@ -17,11 +19,56 @@ def test_urls_of_one_kind_share_a_template():
 
 
 def test_noise_urls():
-    assert is_noise("http://a.cn/article.jsp;jsessionid=ABCDEF0123?id=3")
     assert is_noise("http://a.cn/calendar/2031/07/")
     assert is_noise("http://a.cn/news/5.html?print=1")
     assert not is_noise("http://a.cn/sports/football/2024/derby.html")
     assert not is_noise("http://a.cn/archive.php?year=2024")
+    assert not is_noise("http://a.cn/article.jsp;jsessionid=ABCDEF0123?id=3")
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        (
+            "http://a.cn/article.jsp;jsessionid=ABCDEF0123.node1?id=3",
+            "http://a.cn/article.jsp?id=3",
+        ),
+        ("http://a.cn/a.do;JSESSIONID=ABCDEF0123", "http://a.cn/a.do"),
+        ("http://a.cn/(S(lit3py55t21z5v55vlm25s55))/news/1.aspx", "http://a.cn/news/1.aspx"),
+        ("http://a.cn/(X(1)S(lit3py55t21z5v55vlm25s55))/a.aspx?p=2", "http://a.cn/a.aspx?p=2"),
+        ("http://a.cn/list.php?PHPSESSID=8f3a&page=2", "http://a.cn/list.php?page=2"),
+        ("http://a.cn/a.asp?ASPSESSIONIDQSCTDRBA=KLMHGGODOF&id=7", "http://a.cn/a.asp?id=7"),
+        ("http://a.cn/a.cfm?id=7&CFID=1234&CFTOKEN=56789", "http://a.cn/a.cfm?id=7"),
+        ("http://a.cn/forum.php?fid=2&sid=k9Xq2mZ7Lp4Rt8Wc", "http://a.cn/forum.php?fid=2"),
+        (
+            "http://a.cn/showthread.php?s=0f9e8d7c6b5a49382716afbecd001122&t=5",
+            "http://a.cn/showthread.php?t=5",
+        ),
+        ("http://a.cn/a.html?utm_source=weibo&utm_medium=social", "http://a.cn/a.html"),
+        (
+            "http://a.cn/s?q=%D7%E3%C7%F2&spm=a2c4g.11186623.0.0.5f3a",
+            "http://a.cn/s?q=%D7%E3%C7%F2",
+        ),
+        ("http://a.cn/a.html?fbclid=IwAR0xyz&id=1&gclid=Cj0KCQ", "http://a.cn/a.html?id=1"),
+    ],
+)
+def test_session_ids_and_tracking_parameters_are_taken_out(url, expected):
+    assert without_session(url) == expected
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://a.cn/list.php?sid=3&page=2",  # a section, not a session
+        "http://a.cn/?s=football",  # a search
+        "http://a.cn/news/2024/derby.html",
+        "http://a.cn/static/(notes)/a.html",
+        "http://a.cn/a.php?session=2024",
+        "http://a.cn/a.php?spmx=1&xutm_source=2",
+    ],
+)
+def test_other_urls_are_left_as_they_are(url):
+    assert without_session(url) == url
 
 
 def test_yield_is_learned_and_smoothed():

@@ -44,7 +44,7 @@ class ScoredLink:
     navigation: bool
     #: The URL's template (:func:`topicspider.urlpatterns.template`).
     template: str
-    #: A session id, calendar, print or share view (:func:`topicspider.urlpatterns.is_noise`).
+    #: A calendar, print or share view (:func:`topicspider.urlpatterns.is_noise`).
     noise: bool
     #: The page in another language (see :class:`~topicspider.text.LinkContext`).
     translation: bool = False

@@ -46,8 +46,8 @@ TOPIC_IMPORTANCE_WEIGHT = 0.0
 # relevance of the pages its links led to; the settings act as a prior worth WARMUP pages.
 TOPIC_ADAPTIVE = True
 TOPIC_ADAPTIVE_WARMUP = 50
-# Drop links to session-id, calendar, print and share URLs, and to URL templates that
-# yielded nothing on topic in 30 fetches.
+# Drop links to calendar, print and share URLs, and to URL templates that yielded nothing
+# on topic in 30 fetches. (Session ids and tracking parameters are always taken out of links.)
 TOPIC_DROP_NOISE_URLS = True
 # Follow links to the page itself in another language (marked with hreflang, or a switcher
 # of its address with other language codes): off, the crawl stays in the seeds' language.

@@ -23,6 +23,8 @@ from lxml import etree
 from w3lib.html import strip_html5_whitespace
 from w3lib.url import safe_url_string
 
+from topicspider.urlpatterns import without_session
+
 __all__ = [
     "LinkContext",
     "PageText",
@@ -283,11 +285,12 @@ def add_terms(terms: Iterable[str]) -> None:
 
 
 def link_url(href: str, base_url: str, encoding: str = "utf-8") -> str | None:
-    """The absolute URL an ``href`` points to, without its fragment, percent-encoded as
-    browsers do (path in UTF-8, query in the page's encoding); None for a bogus one."""
+    """The absolute URL an ``href`` points to, without its fragment, session id and
+    tracking parameters (:func:`~topicspider.urlpatterns.without_session`), percent-encoded
+    as browsers do (path in UTF-8, query in the page's encoding); None for a bogus one."""
     try:
         url = urljoin(base_url, strip_html5_whitespace(href)).split("#", 1)[0]
-        return url if _SAFE_URL.fullmatch(url) else safe_url_string(url, encoding)
+        return without_session(url if _SAFE_URL.fullmatch(url) else safe_url_string(url, encoding))
     except ValueError:
         return None
 

@@ -4,30 +4,24 @@ A template replaces the variable parts of a URL — numbers, dates, ids, query
 values — with placeholders, so ``/news/2024/10/123.html`` and
 ``/news/2023/01/7.html`` share ``/news/{n}/{n}/{n}.html``. Each template keeps
 how many of its pages were fetched and how many were on topic; its smoothed
-yield becomes a term of the link score. Templates that are pure noise (session
-ids, calendars, print views) are recognised by name and never followed.
+yield becomes a term of the link score. Templates that are pure noise (calendars,
+print views) are recognised by name and never followed. Session ids and tracking
+parameters are taken out of a link's URL instead (:func:`without_session`): the page
+behind them is a real page, and one session's copy of the site is all a crawl needs.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
-__all__ = ["PatternStats", "is_noise", "template"]
+__all__ = ["PatternStats", "is_noise", "template", "without_session"]
 
 _NUMBER = re.compile(r"\d+")
 _ID = re.compile(r"^(?=.*\d)[0-9a-f-]{16,}$|^[A-Za-z0-9_-]{24,}$")
 _NOISE_KEYS = frozenset(
     [
-        "jsessionid",
-        "phpsessid",
-        "sessionid",
-        "session_id",
-        "sid",
-        "aspsessionid",
-        "cfid",
-        "cftoken",
         "print",
         "printable",
         "printview",
@@ -37,9 +31,62 @@ _NOISE_KEYS = frozenset(
     ]
 )
 _NOISE_PATH = re.compile(
-    r";jsessionid=|/(?:print|printable|calendar|cal|share|login|logout|signin|register)(?:/|\.|$)",
+    r"/(?:print|printable|calendar|cal|share|login|logout|signin|register)(?:/|\.|$)",
     re.IGNORECASE,
 )
+
+
+# Query keys that name a session (Java, PHP, ASP, ColdFusion) or a click's source (Google
+# Analytics, ad networks, newsletters, Alibaba's spm): the page is the same without them.
+_SESSION_KEYS = frozenset(
+    [
+        *("jsessionid", "phpsessid", "sessionid", "session_id", "cfid", "cftoken"),
+        *("gclid", "fbclid", "msclkid", "yclid", "spm", "mc_cid", "mc_eid", "_hsenc", "_hsmi"),
+    ]
+)
+_SESSION_PREFIXES = ("aspsessionid", "utm_")
+# Keys that are a session id only when their value looks like one (``sid=3`` is a section).
+_MAYBE_SESSION_KEYS = frozenset(["sid", "s"])
+_TOKEN = re.compile(r"(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{16,}", re.IGNORECASE)
+# A session id in the path: ``;jsessionid=…`` (Java), ``/(S(…))/`` (cookieless ASP.NET).
+_PATH_SESSION = re.compile(
+    r";(?:jsessionid|phpsessid|sessionid|sid)=[^/;]*|/\((?:[A-Z]\([\w-]*\))+\)(?=/)",
+    re.IGNORECASE,
+)
+_SESSION_HINT = re.compile(
+    r"[;?&](?:jsessionid|phpsessid|sessionid|session_id|aspsessionid\w*|cfid|cftoken|sid|s"
+    r"|utm_\w+|gclid|fbclid|msclkid|yclid|spm|mc_cid|mc_eid|_hsenc|_hsmi)=|/\([A-Z]\(",
+    re.IGNORECASE,
+)
+
+
+def without_session(url: str) -> str:
+    """The URL without session ids and tracking parameters, the rest of it as it was.
+
+    A site that writes its session id into its links (when it cannot yet tell whether the
+    crawler keeps cookies) gives every page a new address on every visit; dropping those
+    links would leave only the seed, following them would fetch the site over and over.
+
+    >>> without_session("http://a.cn/news.jsp;jsessionid=0AF3B2?id=9")
+    'http://a.cn/news.jsp?id=9'
+    >>> without_session("http://a.cn/list.php?PHPSESSID=8f3a&page=2&utm_source=weibo")
+    'http://a.cn/list.php?page=2'
+    >>> without_session("http://a.cn/list.php?sid=3")
+    'http://a.cn/list.php?sid=3'
+    """
+    if not _SESSION_HINT.search(url):
+        return url
+    parts = urlsplit(url)
+    query = "&".join(p for p in parts.query.split("&") if p and not _is_session_parameter(p))
+    return urlunsplit(parts._replace(path=_PATH_SESSION.sub("", parts.path), query=query))
+
+
+def _is_session_parameter(parameter: str) -> bool:
+    key, _, value = parameter.partition("=")
+    key = unquote(key).lower()
+    if key in _MAYBE_SESSION_KEYS:
+        return bool(_TOKEN.fullmatch(value))
+    return key in _SESSION_KEYS or key.startswith(_SESSION_PREFIXES)
 
 
 def _segment(segment: str) -> str:
@@ -64,10 +111,8 @@ def template(url: str) -> str:
 
 
 def is_noise(url: str) -> bool:
-    """Session ids, calendars, print and share views: pages that repeat other pages forever.
+    """Calendars, print and share views: pages that repeat other pages forever.
 
-    >>> is_noise("http://a.cn/list.php?PHPSESSID=8f3a&page=2")
-    True
     >>> is_noise("http://a.cn/news/print/123.html")
     True
     >>> is_noise("http://a.cn/events.php?year=2031&month=7")
