@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
-import threading
 import uuid
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from demo.mariadb import MariaDB
 from demo.site import SiteInfo, serve, write_site
+from tests.httpserver import serving
 
 
 @pytest.fixture(scope="session")
@@ -74,7 +75,7 @@ def serial_crawl(site, site_url, tmp_path_factory):
 def redirect():
     """A server on 127.0.0.1 that sends every page to the URL it is given (none for
     robots.txt); returns its base URL."""
-    servers = []
+    servers = contextlib.ExitStack()
 
     def serve_redirect(target: str) -> str:
         class Moved(BaseHTTPRequestHandler):
@@ -89,12 +90,7 @@ def redirect():
             def log_message(self, *args) -> None:
                 pass
 
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Moved)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return f"http://127.0.0.1:{server.server_port}"
+        return servers.enter_context(serving(Moved))
 
-    yield serve_redirect
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+    with servers:
+        yield serve_redirect

@@ -6,12 +6,12 @@ import os
 import socket
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
+from tests.httpserver import serving
 from topicspider.keywords import parse_keyword_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -208,12 +208,7 @@ def test_pages_are_fetched_with_the_crawl_s_user_agent(settings, user_agent):
         def log_message(self, *args) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Page)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        result = scrapy_keywords(f"http://127.0.0.1:{server.server_port}/a.html", *settings)
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(Page) as url:
+        result = scrapy_keywords(f"{url}/a.html", *settings)
     assert result.returncode == 0, result.stderr
     assert seen == [user_agent]

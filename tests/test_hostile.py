@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 import random
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
+from tests.httpserver import serving
 from tests.test_spider import crawl_seed, paths, read_jsonl
 
 ARTICLE = "昨晚的足球比赛非常精彩，两队在上半场互有攻守，下半场主队连进两球锁定胜局。" * 3
@@ -121,10 +121,8 @@ class Hostile(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def hostile_url():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Hostile)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with serving(Hostile) as url:
+        yield url
 
 
 def _stats(dump: str) -> dict:

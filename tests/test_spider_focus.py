@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import itertools
 import secrets
-import threading
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from demo.site import serve
+from tests.httpserver import serving
 from tests.test_spider import crawl_seed, paths, read_jsonl
 
 ARTICLE = (
@@ -343,11 +343,8 @@ class SessionSite(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def session_site():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), SessionSite)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving(SessionSite) as url:
+        yield url
 
 
 def test_session_ids_in_links_are_taken_out_and_each_page_fetched_once(session_site, tmp_path):
