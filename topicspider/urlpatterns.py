@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 __all__ = ["PatternStats", "is_noise", "template", "without_session"]
 
@@ -53,9 +53,11 @@ _PATH_SESSION = re.compile(
     r";(?:jsessionid|phpsessid|sessionid|sid)=[^/;]*|/\((?:[A-Z]\([\w-]*\))+\)(?=/)",
     re.IGNORECASE,
 )
+# Any of the above, so that most URLs are passed over with one search.
 _SESSION_HINT = re.compile(
-    r"[;?&](?:jsessionid|phpsessid|sessionid|session_id|aspsessionid\w*|cfid|cftoken|sid|s"
-    r"|utm_\w+|gclid|fbclid|msclkid|yclid|spm|mc_cid|mc_eid|_hsenc|_hsmi)=|/\([A-Z]\(",
+    "[;?&](?:{}|(?:{})\\w*)=|/\\([A-Z]\\(".format(
+        "|".join(sorted(_SESSION_KEYS | _MAYBE_SESSION_KEYS)), "|".join(_SESSION_PREFIXES)
+    ),
     re.IGNORECASE,
 )
 
@@ -83,7 +85,7 @@ def without_session(url: str) -> str:
 
 def _is_session_parameter(parameter: str) -> bool:
     key, _, value = parameter.partition("=")
-    key = unquote(key).lower()
+    key = key.lower()
     if key in _MAYBE_SESSION_KEYS:
         return bool(_TOKEN.fullmatch(value))
     return key in _SESSION_KEYS or key.startswith(_SESSION_PREFIXES)
