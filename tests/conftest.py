@@ -6,13 +6,12 @@ import contextlib
 import shutil
 import uuid
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from demo.mariadb import MariaDB
 from demo.site import SiteInfo, serve, write_site
-from tests.httpserver import serving
+from tests.httpserver import Handler, serving
 
 
 @pytest.fixture(scope="session")
@@ -78,17 +77,12 @@ def redirect():
     servers = contextlib.ExitStack()
 
     def serve_redirect(target: str) -> str:
-        class Moved(BaseHTTPRequestHandler):
+        class Moved(Handler):
             def do_GET(self) -> None:
-                moved = self.path != "/robots.txt"
-                self.send_response(301 if moved else 404)
-                if moved:
-                    self.send_header("Location", target)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args) -> None:
-                pass
+                if self.path == "/robots.txt":
+                    self.send(b"", status=404)
+                else:
+                    self.send(b"", status=301, Location=target)
 
         return servers.enter_context(serving(Moved))
 

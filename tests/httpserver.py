@@ -8,7 +8,24 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-__all__ = ["serving"]
+__all__ = ["Handler", "serving"]
+
+
+class Handler(BaseHTTPRequestHandler):
+    """A test site's request handler: quiet, with one call to answer a request."""
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def send(self, body: bytes, content_type: str = "text/html", status: int = 200, **headers):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
 
 @contextlib.contextmanager

@@ -6,12 +6,11 @@ import os
 import socket
 import subprocess
 import sys
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
-from tests.httpserver import serving
+from tests.httpserver import Handler, serving
 from topicspider.keywords import parse_keyword_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -196,17 +195,11 @@ def test_a_server_that_never_answers_times_out():
 def test_pages_are_fetched_with_the_crawl_s_user_agent(settings, user_agent):
     seen: list[str] = []
 
-    class Page(BaseHTTPRequestHandler):
+    class Page(Handler):
         def do_GET(self) -> None:
             seen.append(self.headers["User-Agent"])
             body = "<html><title>足球</title><body><p>足球比赛的战术与球员</p></body></html>"
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.end_headers()
-            self.wfile.write(body.encode())
-
-        def log_message(self, *args) -> None:
-            pass
+            self.send(body.encode(), "text/html; charset=utf-8")
 
     with serving(Page) as url:
         result = scrapy_keywords(f"{url}/a.html", *settings)

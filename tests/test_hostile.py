@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import os
 import random
-from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from tests.httpserver import serving
+from tests.httpserver import Handler, serving
 from tests.test_spider import crawl_seed, paths, read_jsonl
 
 ARTICLE = "昨晚的足球比赛非常精彩，两队在上半场互有攻守，下半场主队连进两球锁定胜局。" * 3
@@ -44,20 +43,7 @@ def hostile_links() -> str:
     )
 
 
-class Hostile(BaseHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-    def send(self, body: bytes, content_type: str = "text/html", status: int = 200, **headers):
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in headers.items():
-            self.send_header(name, value)
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-
+class Hostile(Handler):
     def do_GET(self):
         path = self.path
         if path == "/robots.txt":

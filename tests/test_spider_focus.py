@@ -7,14 +7,13 @@ from __future__ import annotations
 import itertools
 import secrets
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from demo.site import serve
-from tests.httpserver import serving
+from tests.httpserver import Handler, serving
 from tests.test_spider import crawl_seed, paths, read_jsonl
 
 ARTICLE = (
@@ -303,24 +302,21 @@ def test_a_site_in_frames_is_crawled_through_its_frames(framed_site, tmp_path):
     assert {row["charset"] for row in stored} == {"gb18030"}
 
 
-class SessionSite(BaseHTTPRequestHandler):
+class SessionSite(Handler):
     """An old JSP site, in GBK, that writes a new session id into every link of every page
     it serves (as servers do before they know the client keeps cookies)."""
-
-    def log_message(self, *args) -> None:
-        pass
 
     def do_GET(self) -> None:
         parts = urlsplit(self.path)
         path = parts.path.split(";", 1)[0]  # the servlet container reads the id off the path
         article = parse_qs(parts.query).get("id", [""])[0]
         if path == "/robots.txt":
-            self._send(b"User-agent: *\nAllow: /\n", "text/plain")
+            self.send(b"User-agent: *\nAllow: /\n", "text/plain")
         elif path == "/index.jsp" or (path == "/news.jsp" and article in {"1", "2", "3", "4"}):
             title = f"足球新闻第{article}篇" if article else "足球新闻"
-            self._send(page(title, ARTICLE + self._links()).encode("gbk"), "text/html; charset=gbk")
+            self.send(page(title, ARTICLE + self._links()).encode("gbk"), "text/html; charset=gbk")
         else:
-            self._send(b"not found", "text/plain", 404)
+            self.send(b"not found", "text/plain", 404)
 
     def _links(self) -> str:
         def session() -> str:
@@ -332,13 +328,6 @@ class SessionSite(BaseHTTPRequestHandler):
             for n in range(1, 5)
         )
         return f'<ul>{items}</ul><a href="/index.jsp;jsessionid={session()}">首页</a>'
-
-    def _send(self, body: bytes, content_type: str, status: int = 200) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
 
 
 @pytest.fixture(scope="module")
