@@ -1,6 +1,6 @@
 """The spider's focus aids on small sites of their own: near-duplicates, noise URLs,
 tables of contents, the tunnel, what a link inherits from the pages behind it, links
-to a page's other languages and session ids in links."""
+to a page's other languages, session ids in links and robots tags."""
 
 from __future__ import annotations
 
@@ -342,3 +342,85 @@ def test_session_ids_in_links_are_taken_out_and_each_page_fetched_once(session_s
     news = [f"{session_site}/news.jsp?id={n}" for n in range(1, 5)]
     assert sorted(fetched) == [f"{session_site}/index.jsp", *news]
     assert set(news) <= {row["url"] for row in read_jsonl(tmp_path / "pages" / "index.jsonl")}
+
+
+ROBOTS_ARTICLES = ("noindex", "nofollow", "header", "googlebot")
+ROBOTS_TAGS = {
+    "noindex": '<meta name="robots" content="noindex, follow">',
+    "nofollow": '<meta name="topicspider" content="nofollow">',
+    "googlebot": '<meta name="googlebot" content="noindex, nofollow">',
+}
+ROBOTS_HEADERS = {
+    "header": {"X-Robots-Tag": "topicspider: none"},
+    "googlebot": {"X-Robots-Tag": "googlebot: noindex, nofollow"},
+}
+
+
+class RobotsSite(Handler):
+    """A football site whose articles ask robots, in tags and headers, not to store them or
+    not to follow their links; each article links to a sequel only it leads to."""
+
+    def do_GET(self) -> None:
+        name = self.path.strip("/").removesuffix(".html")
+        if self.path == "/robots.txt":
+            self.send(b"User-agent: *\nAllow: /\n", "text/plain")
+        elif self.path == "/index.html":
+            items = "".join(
+                f'<li><a href="/{article}.html">足球比赛报道：{article}</a></li>'
+                for article in ROBOTS_ARTICLES
+            )
+            self.send(page("足球比赛", f"{ARTICLE}<ul>{items}</ul>").encode())
+        elif name in ROBOTS_ARTICLES:
+            sequel = f'<p><a href="/{name}-more.html">足球比赛报道续篇</a></p>'
+            markup = page(f"足球比赛：{name}", f"<p>{name}</p>{ARTICLE}{sequel}")
+            markup = markup.replace("<head>", f"<head>{ROBOTS_TAGS.get(name, '')}")
+            self.send(markup.encode(), **ROBOTS_HEADERS.get(name, {}))
+        elif name.removesuffix("-more") in ROBOTS_ARTICLES:
+            self.send(page(f"足球比赛续篇：{name}", f"<p>{name}</p>{ARTICLE}").encode())
+        else:
+            self.send(b"not found", "text/plain", 404)
+
+
+@pytest.fixture(scope="module")
+def robots_site():
+    with serving(RobotsSite) as url:
+        yield url
+
+
+def test_robots_tags_and_headers_keep_pages_out_of_the_store_and_their_links_unfollowed(
+    robots_site, tmp_path
+):
+    result = crawl(f"{robots_site}/index.html", tmp_path, "TOPIC_DUPLICATE_DISTANCE=-1")
+    assert sorted(result.fetched) == sorted(
+        [
+            "/index.html",
+            "/noindex.html",
+            "/noindex-more.html",
+            "/nofollow.html",
+            "/header.html",
+            "/googlebot.html",
+            "/googlebot-more.html",
+        ]
+    )
+    assert sorted(result.stored) == sorted(
+        [
+            "/index.html",
+            "/noindex-more.html",
+            "/nofollow.html",
+            "/googlebot.html",
+            "/googlebot-more.html",
+        ]
+    )
+    assert "'topic/robots/noindex': 2" in result.log
+    assert "'topic/robots/nofollow': 2" in result.log
+
+
+def test_robots_tags_and_headers_are_ignored_when_told_to(robots_site, tmp_path):
+    result = crawl(
+        f"{robots_site}/index.html",
+        tmp_path,
+        "TOPIC_DUPLICATE_DISTANCE=-1",
+        "TOPIC_OBEY_ROBOTS_META=False",
+    )
+    assert len(result.fetched) == len(result.stored) == 9
+    assert "topic/robots/" not in result.log

@@ -24,6 +24,7 @@ from scrapy.utils.response import get_base_url
 from topicspider.charset import detect_encoding
 from topicspider.keywords import KeywordVector
 from topicspider.relevance import Relevance, link_text
+from topicspider.robotsmeta import meta_directives
 from topicspider.simhash import simhash
 from topicspider.text import RegionMemory, extract_page, parse_html, tokenize, url_words
 from topicspider.urlpatterns import is_noise, template
@@ -77,6 +78,8 @@ class PageAnalysis:
     link_share: float = 0.0
     #: The share of its links' text, by characters, on links that mention the topic.
     topical_link_share: float = 0.0
+    #: ``noindex``/``nofollow`` from its robots ``<meta>`` tags (:mod:`topicspider.robotsmeta`).
+    robots: frozenset[str] = frozenset()
 
 
 class Analyzer:
@@ -99,7 +102,10 @@ class Analyzer:
         fingerprints: bool = True,
         allow: str | None = None,
         deny: str | None = None,
+        robots_agents: tuple[str, ...] = (),
     ) -> None:
+        """``robots_agents``: the ``<meta name>`` values whose robots directives apply
+        (none: not looked for)."""
         self.relevance = Relevance(keywords, title_weight=title_weight, weighting=weighting)
         self.context_chars = context_chars
         self.max_chars = max_chars
@@ -110,6 +116,7 @@ class Analyzer:
         self.regions = RegionMemory()
         self.allow = re.compile(allow) if allow else None
         self.deny = re.compile(deny) if deny else None
+        self.robots_agents = robots_agents
         # Two links in three on a page lead where links on other pages already did
         # (site navigation, related pages): their URLs are parsed once.
         self._url_facts = functools.lru_cache(maxsize=100_000)(self._facts)
@@ -134,6 +141,11 @@ class Analyzer:
             "fingerprints": settings.getint("TOPIC_DUPLICATE_DISTANCE") >= 0,
             "allow": allow,
             "deny": deny,
+            "robots_agents": (
+                ("robots", settings.get("BOT_NAME"))
+                if settings.getbool("TOPIC_OBEY_ROBOTS_META")
+                else ()
+            ),
         }
 
     def analyze(
@@ -147,8 +159,9 @@ class Analyzer:
             self._url_facts.cache_clear()
         charset = detect_encoding(body, content_type)
         response = HtmlResponse(url, body=body, encoding=charset)
+        root = parse_html(response.text)
         page = extract_page(
-            parse_html(response.text),
+            root,
             get_base_url(response),
             encoding=charset,
             context_chars=self.context_chars,
@@ -190,6 +203,7 @@ class Analyzer:
             truncated=truncated,
             link_share=page.link_share,
             topical_link_share=_topical_share(links),
+            robots=meta_directives(root, self.robots_agents),
         )
 
     def _facts(self, url: str) -> _UrlFacts:

@@ -204,6 +204,9 @@ EXTENSIONS = {
 TOPIC_CONTACT = ""
 ADDONS = {"topicspider.addon.TopicSpiderAddon": 0}
 ROBOTSTXT_OBEY = True
+# Obey robots <meta> tags and X-Robots-Tag headers for all robots or for BOT_NAME: a page
+# marked noindex is not stored, the links of one marked nofollow are not followed.
+TOPIC_OBEY_ROBOTS_META = True
 CONCURRENT_REQUESTS = 16
 # Per-host concurrency is low for politeness and for focus: requests are chosen when a
 # slot has room, so fewer in flight means each choice sees more scored links.

@@ -33,6 +33,7 @@ from topicspider.relevance import (
     LinkCandidate,
     Strategy,
 )
+from topicspider.robotsmeta import NOFOLLOW, NOINDEX, header_directives
 from topicspider.seeds import load_seeds
 from topicspider.sentlinks import SentLinks
 from topicspider.signals import links_discovered, page_scored
@@ -164,6 +165,7 @@ class TopicSpider(Spider):
         self.hub_link_ratio = settings.getfloat("TOPIC_HUB_LINK_RATIO")
         self.drop_noise_urls = settings.getbool("TOPIC_DROP_NOISE_URLS")
         self.follow_translations = settings.getbool("TOPIC_FOLLOW_TRANSLATIONS")
+        self.obey_robots_meta = settings.getbool("TOPIC_OBEY_ROBOTS_META")
         self.max_pages_per_host = settings.getint("TOPIC_MAX_PAGES_PER_HOST")
         self.host_pages: Counter[str] = Counter()
         self.sent_links = SentLinks(settings.getint("TOPIC_SENT_LINKS"))
@@ -299,7 +301,8 @@ class TopicSpider(Spider):
             and page.link_share > self.hub_link_ratio
             and page.topical_link_share < TOPICAL_HUB_SHARE
         )
-        accepted = relevant and not hub
+        robots = self._robots(response, page)
+        accepted = relevant and not hub and NOINDEX not in robots
         self.strategy.learn(tuple(response.meta.get(FEATURES_KEY, ())), page.relevance)
         self.patterns.record(page.template, relevant)
         self.crawler.signals.send_catch_log(
@@ -331,6 +334,8 @@ class TopicSpider(Spider):
             stats.inc_value("topic/dropped")
         if hub:
             stats.inc_value("topic/hub")
+        for directive in robots:
+            stats.inc_value(f"topic/robots/{directive}")
         tunnel = 0 if relevant else response.meta.get(TUNNEL_KEY, 0) + 1
         closed = tunnel > self.tunnel_depth
         if closed:
@@ -338,9 +343,10 @@ class TopicSpider(Spider):
         if page.truncated:
             stats.inc_value("topic/links_truncated")
         lineage = max(page.relevance, self.parent_decay * response.meta.get(LINEAGE_KEY, 0.0))
+        scored = [] if NOFOLLOW in robots else self._score_links(response.url, page, depth, lineage)
         links = [
             (score, features, link, not closed or link.anchor > 0)
-            for score, features, link in self._score_links(response.url, page, depth, lineage)
+            for score, features, link in scored
         ]
         self.crawler.signals.send_catch_log(
             links_discovered,
@@ -370,6 +376,13 @@ class TopicSpider(Spider):
             )
         if known:
             stats.inc_value("topic/links_known", known)
+
+    def _robots(self, response: TextResponse, page: PageAnalysis) -> frozenset[str]:
+        """What the page's robots tags and its ``X-Robots-Tag`` headers forbid."""
+        if not self.obey_robots_meta:
+            return frozenset()
+        headers = [value.decode("latin-1") for value in response.headers.getlist("X-Robots-Tag")]
+        return page.robots | header_directives(headers, self.settings.get("BOT_NAME"))
 
     def failed(self, failure: Failure) -> None:
         """A request that got no page: one log line and a stat naming why, not a traceback."""
