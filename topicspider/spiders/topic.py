@@ -165,7 +165,10 @@ class TopicSpider(Spider):
         self.hub_link_ratio = settings.getfloat("TOPIC_HUB_LINK_RATIO")
         self.drop_noise_urls = settings.getbool("TOPIC_DROP_NOISE_URLS")
         self.follow_translations = settings.getbool("TOPIC_FOLLOW_TRANSLATIONS")
-        self.obey_robots_meta = settings.getbool("TOPIC_OBEY_ROBOTS_META")
+        # The name robots tags and headers address this crawler by, if they are obeyed.
+        self.robots_agent = (
+            settings.get("BOT_NAME") if settings.getbool("TOPIC_OBEY_ROBOTS_META") else None
+        )
         self.max_pages_per_host = settings.getint("TOPIC_MAX_PAGES_PER_HOST")
         self.host_pages: Counter[str] = Counter()
         self.sent_links = SentLinks(settings.getint("TOPIC_SENT_LINKS"))
@@ -379,10 +382,10 @@ class TopicSpider(Spider):
 
     def _robots(self, response: TextResponse, page: PageAnalysis) -> frozenset[str]:
         """What the page's robots tags and its ``X-Robots-Tag`` headers forbid."""
-        if not self.obey_robots_meta:
+        if self.robots_agent is None:
             return frozenset()
         headers = [value.decode("latin-1") for value in response.headers.getlist("X-Robots-Tag")]
-        return page.robots | header_directives(headers, self.settings.get("BOT_NAME"))
+        return page.robots | header_directives(headers, self.robots_agent)
 
     def failed(self, failure: Failure) -> None:
         """A request that got no page: one log line and a stat naming why, not a traceback."""
