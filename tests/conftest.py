@@ -1,4 +1,5 @@
-"""Session fixtures: the demo site, written once and served on a free local port; a MariaDB."""
+"""Shared fixtures: the demo site, written once and served on a free local port; a MariaDB;
+a redis-server per test module."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from demo.mariadb import MariaDB
 from demo.site import SiteInfo, serve, write_site
 from tests.httpserver import Handler, serving
+from tests.redis_server import RedisServer
 
 
 @pytest.fixture(scope="session")
@@ -25,6 +27,15 @@ def site_url(site: SiteInfo) -> Iterator[str]:
     yield url
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture(scope="module")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    """A redis-server of the test module's own, started and stopped around it."""
+    server = RedisServer(tmp_path_factory.mktemp("redis"))
+    server.start()
+    yield server
+    server.stop()
 
 
 @pytest.fixture(autouse=True, scope="session")

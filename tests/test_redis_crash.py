@@ -38,14 +38,6 @@ SETTINGS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def redis_server(tmp_path_factory):
-    server = RedisServer(tmp_path_factory.mktemp("redis"))
-    server.start()
-    yield server
-    server.stop()
-
-
 @pytest.fixture
 def logged_site(site, tmp_path):
     """The fixture site served with an access log; returns (base URL, access log path)."""

@@ -45,14 +45,6 @@ DUPEFILTERS = {
 _crawl_ids = count()
 
 
-@pytest.fixture(scope="module")
-def redis_server(tmp_path_factory):
-    server = RedisServer(tmp_path_factory.mktemp("redis"))
-    server.start()
-    yield server
-    server.stop()
-
-
 @pytest.fixture
 def logged_site(site, tmp_path):
     """The fixture site served with an access log; returns (base URL, access log path)."""
@@ -362,6 +354,38 @@ def test_a_host_a_workers_seed_redirects_to_is_crawled_by_every_worker(
     }
     assert by_host["localhost"] == by_host["127.0.0.1"]
     assert by_host["localhost"]
+
+
+def test_a_worker_does_not_store_again_what_another_worker_stored(
+    site, site_url, redis_server, tmp_path
+):
+    """Near-duplicates are the crawl's, not each worker's: the second worker crawls a mirror
+    of the site the first one stored (the same server under the name ``localhost``), and
+    stores none of it."""
+    crawl_id = f"mirror-{next(_crawl_ids)}"
+    settings = ("TOPIC_THRESHOLD_MODE=fixed",)  # the same pages accepted in any order
+    first = start(tmp_path, "first", site_url, *settings, redis=redis_server, crawl_id=crawl_id)
+    assert_finished_cleanly(first)
+    mirror = site_url.replace("127.0.0.1", "localhost")
+    second = start(tmp_path, "second", mirror, *settings, redis=redis_server, crawl_id=crawl_id)
+    assert_finished_cleanly(second)
+
+    stored = paths_stored(tmp_path / "first")
+    assert len(stored) >= 10
+    assert {row["url"].split("/", 3)[3] for row in second.fetched()} >= {
+        path.lstrip("/") for path in stored
+    }, "the second worker fetched the mirror of every page the first one stored"
+    assert not paths_stored(tmp_path / "second")
+    assert stat(second, "topic/duplicate") == stat(second, "topic/accepted") >= len(stored)
+    assert redis_server.client().hlen(f"topicspider:{crawl_id}:simhash:3") >= len(stored)
+
+
+def paths_stored(pages_dir: Path) -> list[str]:
+    index = pages_dir / "index.jsonl"
+    if not index.exists():
+        return []
+    rows = [json.loads(line) for line in index.read_text("utf-8").splitlines()]
+    return ["/" + row["url"].split("/", 3)[3] for row in rows]
 
 
 #: Slow enough to act mid-crawl: four slots, one request per slot every 0.5 s.

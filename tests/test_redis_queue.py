@@ -37,14 +37,6 @@ class QueueSpider(Spider):
         pass
 
 
-@pytest.fixture(scope="module")
-def redis_server(tmp_path_factory):
-    server = RedisServer(tmp_path_factory.mktemp("redis"))
-    server.start()
-    yield server
-    server.stop()
-
-
 _crawls = count()
 
 

@@ -55,3 +55,13 @@ def test_index_finds_every_fingerprint_within_distance():
         assert index.near(flipped) is not None
     far = stored[0] ^ sum(1 << bit for bit in range(0, 64, 8))
     assert index.near(far) in (None, *stored[1:])
+
+
+def test_add_if_new_keeps_one_of_near_duplicates():
+    index = SimHashIndex(distance=3)
+    page = 0x9F3A_5C21_7E04_B6D8
+    assert index.add_if_new(page)
+    assert not index.add_if_new(page ^ 0b111)
+    assert index.add_if_new(page ^ 0b1111)
+    assert index.fingerprints == [page, page ^ 0b1111]
+    assert index.blocks(page) == [0xB6D8, 0x7E04, 0x5C21, 0x9F3A]

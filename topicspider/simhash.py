@@ -55,15 +55,26 @@ class SimHashIndex:
         for fingerprint in fingerprints:
             self.add(fingerprint)
 
+    def blocks(self, fingerprint: int) -> list[int]:
+        """The fingerprint's k + 1 blocks, in the order of the index's tables."""
+        return [fingerprint >> shift & mask for shift, mask in self._blocks]
+
     def near(self, fingerprint: int) -> int | None:
         """A stored fingerprint within ``distance`` bits, or None."""
-        for table, (shift, mask) in zip(self._tables, self._blocks, strict=True):
-            for candidate in table.get(fingerprint >> shift & mask, ()):
+        for table, block in zip(self._tables, self.blocks(fingerprint), strict=True):
+            for candidate in table.get(block, ()):
                 if ((candidate ^ fingerprint) & _MASK).bit_count() <= self.distance:
                     return candidate
         return None
 
     def add(self, fingerprint: int) -> None:
         self.fingerprints.append(fingerprint)
-        for table, (shift, mask) in zip(self._tables, self._blocks, strict=True):
-            table.setdefault(fingerprint >> shift & mask, []).append(fingerprint)
+        for table, block in zip(self._tables, self.blocks(fingerprint), strict=True):
+            table.setdefault(block, []).append(fingerprint)
+
+    def add_if_new(self, fingerprint: int) -> bool:
+        """Add the fingerprint unless one within ``distance`` bits is stored: whether it was."""
+        if self.near(fingerprint) is not None:
+            return False
+        self.add(fingerprint)
+        return True

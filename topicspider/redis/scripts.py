@@ -30,6 +30,9 @@ Keys, under the crawl's prefix ``P`` (``topicspider:<crawl id>``):
                                   seeds on other sites or a seed redirects to another host
 ``P:host_pages``       hash       host → pages downloaded from it, by all workers (only with
                                   ``TOPIC_MAX_PAGES_PER_HOST``; :mod:`topicspider.hostcap`)
+``P:simhash:<k>``      hash       ``<block number>:<block>`` → the 8-byte SimHashes of the stored
+                                  pages with that block, for ``TOPIC_DUPLICATE_DISTANCE=k``
+                                  (:mod:`topicspider.redis.simhashes`)
 =====================  =========  ==============================================================
 
 Times come from Redis (``TIME``), so workers' clocks need not agree. Scripts are run by SHA
@@ -38,7 +41,7 @@ and loaded again when Redis has forgotten them (redis-py ``Script``), e.g. after
 
 from __future__ import annotations
 
-__all__ = ["HEARTBEAT", "JOIN", "LEAVE", "STEP", "TAKE_HOST_PAGE"]
+__all__ = ["ADD_SIMHASH", "HEARTBEAT", "JOIN", "LEAVE", "STEP", "TAKE_HOST_PAGE"]
 
 _COMMON = r"""
 local P = ARGV[1]
@@ -399,4 +402,35 @@ local taken = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
 if taken >= tonumber(ARGV[2]) then return 0 end
 redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
 return 1
+"""
+
+#: Add a stored page's SimHash unless one within k bits is there (near-duplicates). KEYS:
+#: ``P:simhash:<k>``. ARGV: the SimHash (8 bytes, big-endian), k, then its k + 1 blocks as
+#: fields. Two SimHashes within k bits share a block, so only those under its fields are
+#: compared. Returns the near one found (8 bytes), or nil once added.
+ADD_SIMHASH = r"""
+local simhash, k = ARGV[1], tonumber(ARGV[2])
+local function near(other)
+  local bits = 0
+  for i = 1, 8 do
+    local x = bit.bxor(string.byte(simhash, i), string.byte(other, i))
+    while x > 0 do
+      x = bit.band(x, x - 1)
+      bits = bits + 1
+    end
+    if bits > k then return false end
+  end
+  return true
+end
+local lists = {}
+for n = 3, #ARGV do
+  local list = redis.call('HGET', KEYS[1], ARGV[n]) or ''
+  for i = 1, #list, 8 do
+    local other = string.sub(list, i, i + 7)
+    if near(other) then return other end
+  end
+  lists[n] = list
+end
+for n = 3, #ARGV do redis.call('HSET', KEYS[1], ARGV[n], lists[n] .. simhash) end
+return nil
 """

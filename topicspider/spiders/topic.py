@@ -25,6 +25,7 @@ from topicspider.items import PageItem
 from topicspider.keywords import KeywordVector, load_keywords
 from topicspider.pqueues import LINKS_QUEUED_KEY, SCORE_KEY
 from topicspider.redis.crawl import check_settings
+from topicspider.redis.simhashes import SharedSimHashIndex
 from topicspider.relevance import (
     SEED_SCORE,
     STRATEGIES,
@@ -174,8 +175,7 @@ class TopicSpider(Spider):
         self.sent_links = SentLinks(settings.getint("TOPIC_SENT_LINKS"))
         self.strategy = self._strategy(settings.get("TOPIC_STRATEGY"), settings)
         self.patterns = PatternStats()
-        distance = settings.getint("TOPIC_DUPLICATE_DISTANCE")
-        self.duplicates = SimHashIndex(distance) if distance >= 0 else None
+        self.duplicates = self._duplicates(settings)
         use_importance = settings.getfloat("TOPIC_IMPORTANCE_WEIGHT") > 0
         self.importance = Opic() if use_importance else None
         if settings.getbool("TOPIC_STAY_ON_SITE"):
@@ -192,6 +192,15 @@ class TopicSpider(Spider):
         )
         crawler.signals.connect(self.analysis.start, signal=signals.spider_opened)
         crawler.signals.connect(self.analysis.close, signal=signals.spider_closed)
+
+    def _duplicates(self, settings: BaseSettings) -> SimHashIndex | SharedSimHashIndex | None:
+        """The SimHashes of the pages stored: the crawl's, in Redis, when it is shared."""
+        distance = settings.getint("TOPIC_DUPLICATE_DISTANCE")
+        if distance < 0:
+            return None
+        if settings.get("REDIS_URL"):
+            return SharedSimHashIndex.from_settings(settings, self.name, distance)
+        return SimHashIndex(distance)
 
     def _strategy(self, name: str, settings: BaseSettings) -> Strategy:
         if name != BestFirst.name:
@@ -220,9 +229,9 @@ class TopicSpider(Spider):
         state = getattr(self, "state", None)
         if state is None:
             return
-        names = ["patterns", "duplicates", "importance", "strategy", "host_pages", "threshold"]
-        if not self.settings.get("REDIS_URL"):  # in Redis, the crawl record holds the sites
-            names.append("allowed_domains")
+        names = ["patterns", "importance", "strategy", "host_pages", "threshold"]
+        if not self.settings.get("REDIS_URL"):  # in Redis, the crawl holds sites and SimHashes
+            names += ["allowed_domains", "duplicates"]
         for name in names:
             if name in state and getattr(self, name, None) is not None:
                 setattr(self, name, state[name])
@@ -405,12 +414,7 @@ class TopicSpider(Spider):
 
     def _is_duplicate(self, fingerprint: int) -> bool:
         """Whether a page already stored has (nearly) the same text; if not, remember this one."""
-        if self.duplicates is None:
-            return False
-        if self.duplicates.near(fingerprint) is not None:
-            return True
-        self.duplicates.add(fingerprint)
-        return False
+        return self.duplicates is not None and not self.duplicates.add_if_new(fingerprint)
 
     def _score_links(
         self, url: str, page: PageAnalysis, depth: int, lineage: float

@@ -1,0 +1,75 @@
+"""Near-duplicates across the workers of a shared crawl, on a real redis-server."""
+
+from __future__ import annotations
+
+import logging
+import random
+from itertools import count
+
+from redis_server import RedisServer
+from scrapy.settings import Settings
+
+from topicspider.redis.simhashes import SharedSimHashIndex
+
+_crawl_ids = count()
+
+
+def workers(redis_server: RedisServer, distance: int = 3, n: int = 2) -> list[SharedSimHashIndex]:
+    """The SimHash indexes of ``n`` workers of one new crawl."""
+    settings = Settings({"REDIS_URL": redis_server.url, "TOPIC_CRAWL_ID": f"sh{next(_crawl_ids)}"})
+    return [SharedSimHashIndex.from_settings(settings, "topic", distance) for _ in range(n)]
+
+
+def flip(fingerprint: int, *bits: int) -> int:
+    for bit in bits:
+        fingerprint ^= 1 << bit
+    return fingerprint
+
+
+def test_a_page_near_one_another_worker_stored_is_not_stored_again(redis_server):
+    first, second = workers(redis_server)
+    page = 0x9F3A_5C21_7E04_B6D8
+    assert first.add_if_new(page)
+    # 3 bits apart, in three of the four 16-bit blocks: only the fourth block is shared.
+    assert not second.add_if_new(flip(page, 0, 20, 40))
+    assert not second.add_if_new(page)
+    assert second.add_if_new(flip(page, 0, 20, 40, 60))  # 4 bits: another page
+    assert not first.add_if_new(flip(page, 0, 20, 40, 60, 61))  # near what the second stored
+
+
+def test_the_distance_is_the_settings(redis_server):
+    (exact,) = workers(redis_server, distance=0, n=1)
+    page = 0x0123_4567_89AB_CDEF
+    assert exact.add_if_new(page)
+    assert exact.add_if_new(flip(page, 63))
+    assert not exact.add_if_new(page)
+
+
+def test_many_pages_each_found_by_its_near_duplicate_and_nothing_else(redis_server):
+    first, second = workers(redis_server)
+    rng = random.Random(7)
+    pages = [rng.getrandbits(64) for _ in range(2000)]
+    assert all(first.add_if_new(page) for page in pages)
+    assert not any(second.add_if_new(flip(page, *rng.sample(range(64), 3))) for page in pages)
+    # Random 64-bit SimHashes are ~32 bits apart: none is near another by chance.
+    assert all(second.add_if_new(rng.getrandbits(64)) for _ in range(2000))
+
+
+def test_while_redis_is_away_a_worker_compares_with_its_own_pages(redis_server, caplog):
+    first, second = workers(redis_server)
+    stored, later = 0xAAAA_0000_FFFF_1234, 0x5555_FFFF_0000_4321
+    assert first.add_if_new(stored)
+    redis_server.stop()
+    try:
+        with caplog.at_level(logging.WARNING):
+            assert not first.add_if_new(flip(stored, 5))  # its own: known without Redis
+            assert second.add_if_new(flip(stored, 5))  # the other worker's: not known
+            assert second.add_if_new(later)
+            assert not second.add_if_new(flip(later, 1))
+        warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+        assert len(warnings) == 1, warnings
+        assert "compared with those this worker stored alone" in warnings[0]
+    finally:
+        redis_server.start()
+    assert not first.add_if_new(flip(stored, 9)), "Redis kept what was added before"
+    assert first.add_if_new(flip(later, 2)), "what was stored while it was away is the worker's"

@@ -1,0 +1,67 @@
+"""The SimHashes of the pages every worker of a shared crawl stored, in Redis: a page
+near one that another worker stored is not stored again."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from topicspider.redis.connection import UNAVAILABLE, get_client, key_prefix
+from topicspider.redis.scripts import ADD_SIMHASH
+from topicspider.simhash import SimHashIndex
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    from redis import Redis
+    from scrapy.settings import BaseSettings
+
+__all__ = ["SharedSimHashIndex"]
+
+logger = logging.getLogger(__name__)
+
+
+class SharedSimHashIndex:
+    """``P:simhash:<k>`` (see :mod:`topicspider.redis.scripts`), checked and added to in one
+    script, so that of two workers storing near-duplicates at once, one stores.
+
+    The worker also keeps the SimHashes it stored itself: while Redis is away it compares
+    with those alone (one warning says so), and a page near one of them needs no round trip.
+    Workers with another ``TOPIC_DUPLICATE_DISTANCE`` keep theirs under another key.
+    """
+
+    def __init__(self, server: Redis, key: str, distance: int) -> None:
+        self.own = SimHashIndex(distance)
+        self.key = key
+        self._add = server.register_script(ADD_SIMHASH)
+        self._away = False
+
+    @classmethod
+    def from_settings(cls, settings: BaseSettings, spider_name: str, distance: int) -> Self:
+        key = f"{key_prefix(settings, spider_name)}:simhash:{distance}"
+        return cls(get_client(settings), key, distance)
+
+    def add_if_new(self, fingerprint: int) -> bool:
+        """Add the fingerprint unless a stored page's is within the distance: whether it was."""
+        if self.own.near(fingerprint) is not None:
+            return False
+        blocks = [f"{number}:{block}" for number, block in enumerate(self.own.blocks(fingerprint))]
+        try:
+            near = self._add(
+                keys=[self.key],
+                args=[fingerprint.to_bytes(8, "big"), self.own.distance, *blocks],
+            )
+        except UNAVAILABLE as error:
+            if not self._away:
+                logger.warning(
+                    "Redis is unavailable (%s): pages are compared with those this worker "
+                    "stored alone until it is back",
+                    error,
+                )
+            self._away = True
+        else:
+            self._away = False
+            if near is not None:
+                return False
+        self.own.add(fingerprint)
+        return True
