@@ -312,6 +312,8 @@ class SessionSite(Handler):
         article = parse_qs(parts.query).get("id", [""])[0]
         if path == "/robots.txt":
             self.send(b"User-agent: *\nAllow: /\n", "text/plain")
+        elif path == "/start.jsp":  # a first visit, without the session cookie
+            self.send(b"", status=302, Location=f"/index.jsp;jsessionid={secrets.token_hex(16)}")
         elif path == "/index.jsp" or (path == "/news.jsp" and article in {"1", "2", "3", "4"}):
             title = f"足球新闻第{article}篇" if article else "足球新闻"
             self.send(page(title, ARTICLE + self._links()).encode("gbk"), "text/html; charset=gbk")
@@ -424,3 +426,17 @@ def test_robots_tags_and_headers_are_ignored_when_told_to(robots_site, tmp_path)
     )
     assert len(result.fetched) == len(result.stored) == 9
     assert "topic/robots/" not in result.log
+
+
+def test_a_page_a_redirect_gave_a_session_id_is_stored_under_its_address_without_it(
+    session_site, tmp_path
+):
+    crawl(f"{session_site}/start.jsp", tmp_path, "TOPIC_DUPLICATE_DISTANCE=-1")
+    fetched = [row["url"] for row in read_jsonl(tmp_path / "f.jsonl")]
+    assert ";jsessionid=" in fetched[0]
+    stored = read_jsonl(tmp_path / "pages" / "index.jsonl")
+    news = [f"{session_site}/news.jsp?id={n}" for n in range(1, 5)]
+    assert sorted(row["url"] for row in stored) == [f"{session_site}/index.jsp", *news]
+    parents = {row["parent_url"] for row in stored} - {None}
+    assert parents
+    assert parents <= {row["url"] for row in stored}

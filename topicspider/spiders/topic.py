@@ -43,7 +43,7 @@ from topicspider.slots import SLOT_POLICIES
 from topicspider.text import LinkContext
 from topicspider.thresholds import check_settings as check_threshold_settings
 from topicspider.thresholds import threshold_from_settings
-from topicspider.urlpatterns import PatternStats, template
+from topicspider.urlpatterns import PatternStats, template, without_session
 from topicspider.workers import AnalysisFailed, AnalysisPool
 
 if TYPE_CHECKING:
@@ -331,15 +331,17 @@ class TopicSpider(Spider):
             if self._is_duplicate(page.fingerprint):
                 stats.inc_value("topic/duplicate")
             else:
+                parent = response.meta.get(PARENT_KEY)
+                # Links come without session ids (text.link_url); a redirect may add one.
                 yield PageItem(
-                    url=response.url,
+                    url=without_session(response.url),
                     title=page.title,
                     text=page.text,
                     body=response.body,
                     charset=page.charset,
                     relevance=page.relevance,
                     depth=depth,
-                    parent_url=response.meta.get(PARENT_KEY),
+                    parent_url=without_session(parent) if parent else None,
                     fetched_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                 )
         else:
