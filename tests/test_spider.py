@@ -254,6 +254,17 @@ def test_ctrl_c_pauses_and_the_same_command_resumes(site, site_url, tmp_path, se
             ],
             "TOPIC_DUPEFILTER='foo': expected one of bloom, exact",
         ),
+        (
+            [
+                "-a",
+                "seeds=http://127.0.0.1:9/",
+                "-a",
+                "keywords=sports",
+                "-s",
+                "TOPIC_DUPLICATE_DISTANCE=three",
+            ],
+            "TOPIC_DUPLICATE_DISTANCE='three': expected a whole number",
+        ),
     ],
 )
 def test_bad_input_stops_before_any_request_with_one_message(arguments, message):

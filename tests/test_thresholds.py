@@ -58,7 +58,6 @@ def test_adaptive_threshold_follows_the_best_pages_within_its_bounds():
         ({"TOPIC_THRESHOLD_MODE": "median"}, "TOPIC_THRESHOLD_MODE='median'"),
         ({"TOPIC_THRESHOLD_MIN": 0.2}, "TOPIC_THRESHOLD_MIN=0.2"),
         ({"TOPIC_THRESHOLD_RATIO": 0}, "TOPIC_THRESHOLD_RATIO=0"),
-        ({"TOPIC_THRESHOLD_TOP": "ten"}, "'ten'"),
     ],
 )
 def test_unusable_settings_are_named(overrides, message):

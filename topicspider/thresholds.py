@@ -101,19 +101,17 @@ def threshold_from_settings(settings: BaseSettings) -> Threshold:
 
 
 def check_settings(settings: BaseSettings) -> None:
-    """Raise ``ConfigError`` on threshold settings the crawl cannot use."""
+    """Raise ``ConfigError`` on threshold settings the crawl cannot use (their types are
+    checked before: :mod:`topicspider.settingtypes`)."""
     mode = settings.get("TOPIC_THRESHOLD_MODE")
     if mode not in THRESHOLD_MODES:
         raise ConfigError(
             f"TOPIC_THRESHOLD_MODE={mode!r}: expected one of {', '.join(THRESHOLD_MODES)}"
         )
-    try:
-        fixed = settings.getfloat("TOPIC_THRESHOLD")
-        lowest = settings.getfloat("TOPIC_THRESHOLD_MIN")
-        ratio = settings.getfloat("TOPIC_THRESHOLD_RATIO")
-        top = settings.getint("TOPIC_THRESHOLD_TOP")
-    except ValueError as exc:
-        raise ConfigError(f"threshold settings: {exc}") from None
+    fixed = settings.getfloat("TOPIC_THRESHOLD")
+    lowest = settings.getfloat("TOPIC_THRESHOLD_MIN")
+    ratio = settings.getfloat("TOPIC_THRESHOLD_RATIO")
+    top = settings.getint("TOPIC_THRESHOLD_TOP")
     if mode == "adaptive" and not 0 <= lowest <= fixed:
         raise ConfigError(
             f"TOPIC_THRESHOLD_MIN={lowest:g}: expected 0 <= it <= TOPIC_THRESHOLD ({fixed:g})"

@@ -37,6 +37,7 @@ from topicspider.relevance import (
 from topicspider.robotsmeta import NOFOLLOW, NOINDEX, header_directives
 from topicspider.seeds import load_seeds
 from topicspider.sentlinks import SentLinks
+from topicspider.settingtypes import check_types
 from topicspider.signals import links_discovered, page_scored
 from topicspider.simhash import SimHashIndex
 from topicspider.slots import SLOT_POLICIES
@@ -129,6 +130,7 @@ class TopicSpider(Spider):
 
         Seeds are optional with ``REDIS_URL``: a worker without them joins the shared crawl.
         """
+        check_types(settings)
         if seeds or not settings.get("REDIS_URL"):
             load_seeds(seeds)
         vector = load_keywords(keywords or "")

@@ -1,0 +1,41 @@
+import pytest
+from scrapy.settings import Settings
+
+from topicspider import settings as defaults
+from topicspider.exceptions import ConfigError
+from topicspider.settingtypes import check_types
+
+PROJECT = {name: value for name, value in vars(defaults).items() if name.isupper()}
+TYPED = {
+    name: value
+    for name, value in PROJECT.items()
+    if name.startswith(("TOPIC_", "MYSQL_", "REDIS_")) and isinstance(value, int | float)
+}
+
+
+def test_the_defaults_and_the_defaults_written_as_text_pass():
+    assert len(TYPED) > 40
+    check_types(Settings(PROJECT))
+    check_types(Settings({**PROJECT, **{name: str(value) for name, value in TYPED.items()}}))
+    check_types(Settings({**PROJECT, "TOPIC_ADAPTIVE": "0", "TOPIC_THRESHOLD": "1"}))
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        (
+            "TOPIC_OBEY_ROBOTS_META",
+            "maybe",
+            "TOPIC_OBEY_ROBOTS_META='maybe': expected True or False",
+        ),
+        ("TOPIC_TUNNEL_DEPTH", "2.5", "TOPIC_TUNNEL_DEPTH='2.5': expected a whole number"),
+        ("TOPIC_THRESHOLD", "high", "TOPIC_THRESHOLD='high': expected a number"),
+        ("TOPIC_THRESHOLD_TOP", "ten", "TOPIC_THRESHOLD_TOP='ten': expected a whole number"),
+        ("MYSQL_BATCH_SIZE", "", "MYSQL_BATCH_SIZE='': expected a whole number"),
+        ("REDIS_LEASE", "60s", "REDIS_LEASE='60s': expected a number"),
+    ],
+)
+def test_a_value_that_is_not_its_defaults_type_is_named(name, value, message):
+    with pytest.raises(ConfigError) as error:
+        check_types(Settings({**PROJECT, name: value}))
+    assert str(error.value).startswith(message)
