@@ -290,6 +290,8 @@ def test_two_workers_fetch_every_page_once_and_the_same_pages_as_one(
     state = redis_server.client()
     prefix = f"topicspider:{crawl_id}"
     assert int(state.get(f"{prefix}:active")) == 0
+    counted = sum(int(n) for n in state.hvals(f"{prefix}:fetched"))
+    assert counted >= len(rows), "both workers' URL-template counts are the crawl's"
     assert not state.zcard(f"{prefix}:workers")
     if dupefilter == "bloom":
         assert not state.exists(f"{prefix}:dupefilter"), "no exact set beside the filter"

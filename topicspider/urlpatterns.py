@@ -167,6 +167,10 @@ class PatternStats:
         counts = self._counts.get(key)
         return counts is not None and counts.fetched >= self.noise_after and not counts.accepted
 
+    def set_counts(self, key: str, fetched: int, accepted: int) -> None:
+        """Counts learned elsewhere (the other workers of a shared crawl)."""
+        self._counts[key] = _Counts(fetched, accepted)
+
     def state(self) -> dict[str, tuple[int, int]]:
         """Plain data for Scrapy's spider state (kept in JOBDIR across pauses)."""
         return {key: (c.fetched, c.accepted) for key, c in self._counts.items()}

@@ -30,6 +30,9 @@ Keys, under the crawl's prefix ``P`` (``topicspider:<crawl id>``):
                                   seeds on other sites or a seed redirects to another host
 ``P:host_pages``       hash       host → pages downloaded from it, by all workers (only with
                                   ``TOPIC_MAX_PAGES_PER_HOST``; :mod:`topicspider.hostcap`)
+``P:fetched``          hash       URL template → pages of it fetched, by all workers
+``P:on_topic``         hash       URL template → pages of it on topic, by all workers
+                                  (:mod:`topicspider.redis.patterns`)
 ``P:simhash:<k>``      hash       ``<block number>:<block>`` → the 8-byte SimHashes of the stored
                                   pages with that block, for ``TOPIC_DUPLICATE_DISTANCE=k``
                                   (:mod:`topicspider.redis.simhashes`)
@@ -41,7 +44,7 @@ and loaded again when Redis has forgotten them (redis-py ``Script``), e.g. after
 
 from __future__ import annotations
 
-__all__ = ["ADD_SIMHASH", "HEARTBEAT", "JOIN", "LEAVE", "STEP", "TAKE_HOST_PAGE"]
+__all__ = ["ADD_SIMHASH", "HEARTBEAT", "JOIN", "LEAVE", "STEP", "SYNC_TEMPLATES", "TAKE_HOST_PAGE"]
 
 _COMMON = r"""
 local P = ARGV[1]
@@ -433,4 +436,22 @@ for n = 3, #ARGV do
 end
 for n = 3, #ARGV do redis.call('HSET', KEYS[1], ARGV[n], lists[n] .. simhash) end
 return nil
+"""
+
+#: Add a worker's counts of URL templates since its last sync to the crawl's, and return the
+#: crawl's. KEYS: ``P:fetched``, ``P:on_topic``. ARGV: template, fetched, on topic, ... (0, 0
+#: for a template only looked at). Returns fetched, on topic, ... in the same order.
+SYNC_TEMPLATES = r"""
+local out = {}
+for i = 1, #ARGV, 3 do
+  for k = 1, 2 do
+    local added = tonumber(ARGV[i + k])
+    if added > 0 then
+      out[#out + 1] = redis.call('HINCRBY', KEYS[k], ARGV[i], added)
+    else
+      out[#out + 1] = tonumber(redis.call('HGET', KEYS[k], ARGV[i]) or '0')
+    end
+  end
+end
+return out
 """

@@ -25,6 +25,7 @@ from topicspider.items import PageItem
 from topicspider.keywords import KeywordVector, load_keywords
 from topicspider.pqueues import LINKS_QUEUED_KEY, SCORE_KEY
 from topicspider.redis.crawl import check_settings
+from topicspider.redis.patterns import SharedPatternStats
 from topicspider.redis.simhashes import SharedSimHashIndex
 from topicspider.relevance import (
     SEED_SCORE,
@@ -176,7 +177,7 @@ class TopicSpider(Spider):
         self.host_pages: Counter[str] = Counter()
         self.sent_links = SentLinks(settings.getint("TOPIC_SENT_LINKS"))
         self.strategy = self._strategy(settings.get("TOPIC_STRATEGY"), settings)
-        self.patterns = PatternStats()
+        self.patterns = self._patterns(settings, crawler)
         self.duplicates = self._duplicates(settings)
         use_importance = settings.getfloat("TOPIC_IMPORTANCE_WEIGHT") > 0
         self.importance = Opic() if use_importance else None
@@ -194,6 +195,15 @@ class TopicSpider(Spider):
         )
         crawler.signals.connect(self.analysis.start, signal=signals.spider_opened)
         crawler.signals.connect(self.analysis.close, signal=signals.spider_closed)
+
+    def _patterns(self, settings: BaseSettings, crawler: Crawler) -> PatternStats:
+        """URL-template yields: the crawl's, synced with Redis, when it is shared."""
+        if not settings.get("REDIS_URL"):
+            return PatternStats()
+        patterns = SharedPatternStats.from_settings(settings, self.name)
+        crawler.signals.connect(patterns.start, signal=signals.spider_opened)
+        crawler.signals.connect(patterns.close, signal=signals.spider_closed)
+        return patterns
 
     def _duplicates(self, settings: BaseSettings) -> SimHashIndex | SharedSimHashIndex | None:
         """The SimHashes of the pages stored: the crawl's, in Redis, when it is shared."""
@@ -231,9 +241,9 @@ class TopicSpider(Spider):
         state = getattr(self, "state", None)
         if state is None:
             return
-        names = ["patterns", "importance", "strategy", "host_pages", "threshold"]
-        if not self.settings.get("REDIS_URL"):  # in Redis, the crawl holds sites and SimHashes
-            names += ["allowed_domains", "duplicates"]
+        names = ["importance", "strategy", "host_pages", "threshold"]
+        if not self.settings.get("REDIS_URL"):  # in Redis, the crawl holds what these hold
+            names += ["allowed_domains", "duplicates", "patterns"]
         for name in names:
             if name in state and getattr(self, name, None) is not None:
                 setattr(self, name, state[name])
