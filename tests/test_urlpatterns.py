@@ -84,13 +84,3 @@ def test_yield_is_learned_and_smoothed():
         stats.record(template(f"http://a.cn/shop/{i}.html"), accepted=False)
     assert stats.is_barren(template("http://a.cn/shop/99.html"))
     assert not stats.is_barren(template("http://a.cn/sports/99.html"))
-
-
-def test_state_round_trip():
-    stats = PatternStats()
-    stats.record(template("http://a.cn/x/1.html"), accepted=True)
-    copy = PatternStats()
-    copy.load(stats.state())
-    assert copy.yield_of(template("http://a.cn/x/2.html")) == stats.yield_of(
-        template("http://a.cn/x/2.html")
-    )

@@ -170,10 +170,3 @@ class PatternStats:
     def set_counts(self, key: str, fetched: int, accepted: int) -> None:
         """Counts learned elsewhere (the other workers of a shared crawl)."""
         self._counts[key] = _Counts(fetched, accepted)
-
-    def state(self) -> dict[str, tuple[int, int]]:
-        """Plain data for Scrapy's spider state (kept in JOBDIR across pauses)."""
-        return {key: (c.fetched, c.accepted) for key, c in self._counts.items()}
-
-    def load(self, state: dict[str, tuple[int, int]]) -> None:
-        self._counts = {key: _Counts(*value) for key, value in state.items()}
