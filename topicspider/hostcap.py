@@ -12,7 +12,7 @@ from scrapy import signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.httpobj import urlparse_cached
 
-from topicspider.redis.connection import UNAVAILABLE, get_client, key_prefix
+from topicspider.redis.connection import UNAVAILABLE, Outage, get_client, key_prefix
 from topicspider.redis.scripts import TAKE_HOST_PAGE
 from topicspider.robots import is_robots_txt
 
@@ -55,7 +55,9 @@ class HostPageCapMiddleware:
         if server is not None:
             self.key = f"{key_prefix(crawler.settings, crawler.spidercls.name)}:host_pages"
             self._take = server.register_script(TAKE_HOST_PAGE)
-            self._shared_down = False
+            self._outage = Outage(
+                "pages per host are counted by this worker alone until it is back"
+            )
         crawler.signals.connect(self.restore_state, signal=signals.engine_started)
 
     @classmethod
@@ -97,15 +99,9 @@ class HostPageCapMiddleware:
             try:
                 taken = self._take(keys=[self.key], args=[host, self.cap])
             except UNAVAILABLE as error:
-                if not self._shared_down:
-                    logger.warning(
-                        "Redis is unavailable (%s): pages per host are counted by this worker "
-                        "alone until it is back",
-                        error,
-                    )
-                self._shared_down = True
+                self._outage.started(error)
             else:
-                self._shared_down = False
+                self._outage.ended()
                 return "shared" if taken else None
         if self.downloads[host] >= self.cap:
             return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from redis.backoff import NoBackoff
@@ -14,7 +15,17 @@ if TYPE_CHECKING:
     from redis import Redis
     from scrapy.settings import BaseSettings
 
-__all__ = ["UNAVAILABLE", "address", "crawl_id", "get_client", "key_prefix", "masked_url"]
+__all__ = [
+    "UNAVAILABLE",
+    "Outage",
+    "address",
+    "crawl_id",
+    "get_client",
+    "key_prefix",
+    "masked_url",
+]
+
+logger = logging.getLogger(__name__)
 
 MASK = "***"
 
@@ -24,6 +35,22 @@ MASK = "***"
 #: before its crawl (``crawl.check_settings``); later, as when the password is changed
 #: mid-crawl, the worker waits for it to be accepted again.
 UNAVAILABLE = (RedisConnectionError, RedisTimeoutError)
+
+
+class Outage:
+    """What a component does without Redis, said once per outage, not on every call."""
+
+    def __init__(self, meanwhile: str) -> None:
+        self.meanwhile = meanwhile
+        self.away = False
+
+    def started(self, error: Exception) -> None:
+        if not self.away:
+            logger.warning("Redis is unavailable (%s): %s", error, self.meanwhile)
+        self.away = True
+
+    def ended(self) -> None:
+        self.away = False
 
 
 def get_client(settings: BaseSettings) -> Redis:

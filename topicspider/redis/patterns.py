@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING
 
 from twisted.internet import task
 
-from topicspider.redis.connection import UNAVAILABLE, get_client, key_prefix
+from topicspider.redis.connection import UNAVAILABLE, Outage, get_client, key_prefix
 from topicspider.redis.scripts import SYNC_TEMPLATES
 from topicspider.urlpatterns import PatternStats
 
@@ -18,8 +17,6 @@ if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
 __all__ = ["SharedPatternStats"]
-
-logger = logging.getLogger(__name__)
 
 #: Seconds between a worker's syncs of its template counts with the crawl's.
 SYNC_INTERVAL = 1.0
@@ -43,7 +40,9 @@ class SharedPatternStats(PatternStats):
         self._sync = server.register_script(SYNC_TEMPLATES)
         self._unsent: dict[str, list[int]] = {}
         self._looked_up: set[str] = set()
-        self._away = False
+        self._outage = Outage(
+            "URL templates are judged by this worker's pages alone until it is back"
+        )
         self._loop = task.LoopingCall(self.sync)
 
     @classmethod
@@ -86,15 +85,9 @@ class SharedPatternStats(PatternStats):
                 ],
             )
         except UNAVAILABLE as error:
-            if not self._away:
-                logger.warning(
-                    "Redis is unavailable (%s): URL templates are judged by this worker's "
-                    "pages alone until it is back",
-                    error,
-                )
-            self._away = True
+            self._outage.started(error)
             return
-        self._away = False
+        self._outage.ended()
         self._unsent.clear()
         self._looked_up.clear()
         for template, fetched, on_topic in zip(templates, totals[::2], totals[1::2], strict=True):

@@ -3,10 +3,9 @@ near one that another worker stored is not stored again."""
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING
 
-from topicspider.redis.connection import UNAVAILABLE, get_client, key_prefix
+from topicspider.redis.connection import UNAVAILABLE, Outage, get_client, key_prefix
 from topicspider.redis.scripts import ADD_SIMHASH
 from topicspider.simhash import SimHashIndex
 
@@ -17,8 +16,6 @@ if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
 __all__ = ["SharedSimHashIndex"]
-
-logger = logging.getLogger(__name__)
 
 
 class SharedSimHashIndex:
@@ -34,7 +31,9 @@ class SharedSimHashIndex:
         self.own = SimHashIndex(distance)
         self.key = key
         self._add = server.register_script(ADD_SIMHASH)
-        self._away = False
+        self._outage = Outage(
+            "pages are compared with those this worker stored alone until it is back"
+        )
 
     @classmethod
     def from_settings(cls, settings: BaseSettings, spider_name: str, distance: int) -> Self:
@@ -52,15 +51,9 @@ class SharedSimHashIndex:
                 args=[fingerprint.to_bytes(8, "big"), self.own.distance, *blocks],
             )
         except UNAVAILABLE as error:
-            if not self._away:
-                logger.warning(
-                    "Redis is unavailable (%s): pages are compared with those this worker "
-                    "stored alone until it is back",
-                    error,
-                )
-            self._away = True
+            self._outage.started(error)
         else:
-            self._away = False
+            self._outage.ended()
             if near is not None:
                 return False
         self.own.add(fingerprint)
