@@ -76,14 +76,9 @@ class SharedPatternStats(PatternStats):
         templates = [*self._unsent, *(self._looked_up - self._unsent.keys())]
         if not templates:
             return
-        counts = [self._unsent.get(template, (0, 0)) for template in templates]
+        counts = [(template, *self._unsent.get(template, (0, 0))) for template in templates]
         try:
-            totals = self._sync(
-                keys=self.keys,
-                args=[
-                    x for template, c in zip(templates, counts, strict=True) for x in (template, *c)
-                ],
-            )
+            totals = self._sync(keys=self.keys, args=[x for count in counts for x in count])
         except UNAVAILABLE as error:
             self._outage.started(error)
             return
