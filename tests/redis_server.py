@@ -12,12 +12,18 @@ import signal
 import socket
 import subprocess
 import time
+from itertools import count
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import redis
+from scrapy.settings import Settings
 
-__all__ = ["RedisServer", "leased_paths", "request_path"]
+from topicspider.redis.connection import get_client
+
+__all__ = ["RedisServer", "leased_paths", "new_crawl", "request_path"]
+
+_crawls = count()
 
 
 def free_port() -> int:
@@ -36,6 +42,12 @@ def leased_paths(client: redis.Redis, prefix: str, inflight_key: str) -> set[str
     members = client.hkeys(inflight_key)
     blobs = client.hmget(f"{prefix}:req", members) if members else []
     return {request_path(blob) for blob in blobs if blob}
+
+
+def new_crawl(server: RedisServer) -> tuple[redis.Redis, str]:
+    """A client made as a worker makes it, and the key prefix of a crawl no test used."""
+    client = get_client(Settings({"REDIS_URL": server.url}))
+    return client, f"topicspider:test-{next(_crawls)}"
 
 
 class RedisServer:

@@ -292,6 +292,13 @@ def test_two_workers_fetch_every_page_once_and_the_same_pages_as_one(
     assert int(state.get(f"{prefix}:active")) == 0
     counted = sum(int(n) for n in state.hvals(f"{prefix}:fetched"))
     assert counted >= len(rows), "both workers' URL-template counts are the crawl's"
+    # The threshold and the link-score mix are learned from both workers' pages too.
+    best = sorted(
+        round(score, 6) for _, score in state.zrange(f"{prefix}:best:10", 0, -1, withscores=True)
+    )
+    assert best == sorted(row["relevance"] for row in rows)[-10:]
+    followed = [row for row in rows if row["depth"]]  # pages a link led to, seeds aside
+    assert float(state.hget(f"{prefix}:moments", "pages")) == len(followed)
     assert not state.zcard(f"{prefix}:workers")
     if dupefilter == "bloom":
         assert not state.exists(f"{prefix}:dupefilter"), "no exact set beside the filter"

@@ -151,3 +151,15 @@ def test_navigation_links_are_discounted():
     content = LinkCandidate(LinkContext("http://127.0.0.1/x", "足球比赛", "足球比赛"), 1, 0.2)
     menu = LinkCandidate(LinkContext("http://127.0.0.1/x", "足球比赛", "足球比赛", True), 1, 0.2)
     assert strategy.score(menu) == pytest.approx(strategy.score(content) * 0.5)
+
+
+def test_pages_of_equal_relevance_teach_no_mix():
+    strategy = BestFirst(None, {"anchor": 0.6, "parent": 0.4}, adaptive=True, warmup=5)
+    for i in range(30):
+        strategy.learn((0.1 * (i % 5), 0.01 * i, 0.0, 0.0), 0.4)
+    assert strategy.weights_by_name() == {
+        "anchor": 0.6,
+        "parent": 0.4,
+        "pattern": 0,
+        "importance": 0,
+    }

@@ -24,6 +24,7 @@ __all__ = [
     "WEIGHTINGS",
     "BestFirst",
     "BreadthFirst",
+    "Correlation",
     "DepthFirst",
     "LinkCandidate",
     "Relevance",
@@ -183,7 +184,11 @@ class DepthFirst(Strategy):
 FEATURES = ("anchor", "parent", "pattern", "importance")
 
 
-class _Correlation:
+#: Variances below this are the rounding error of sums of equal values.
+ROUNDING = 1e-12
+
+
+class Correlation:
     """Running Pearson correlation of each feature with the outcome."""
 
     def __init__(self, size: int) -> None:
@@ -200,12 +205,27 @@ class _Correlation:
         self.products += features * outcome
         self.outcome += (outcome, outcome * outcome)
 
+    def moments(self) -> np.ndarray:
+        """Its count and sums (of features, their squares, their products with the
+        outcome, the outcome and its square): those of several sources add up to the
+        correlation over all of their pages."""
+        return np.concatenate(([self.n], self.sums, self.squares, self.products, self.outcome))
+
+    def set_moments(self, moments: np.ndarray) -> None:
+        size = len(self.sums)
+        self.n = int(moments[0])
+        self.sums, self.squares, self.products = moments[1 : 1 + 3 * size].reshape(3, size)
+        self.outcome = moments[1 + 3 * size :]
+
     def values(self) -> np.ndarray:
         n = self.n
         covariance = self.products / n - (self.sums / n) * (self.outcome[0] / n)
+        variances = self.squares / n - (self.sums / n) ** 2
+        outcome_variance = self.outcome[1] / n - (self.outcome[0] / n) ** 2
+        # Sums of values that do not vary leave a rounding error, not a spread.
         spread = np.sqrt(
-            np.maximum(self.squares / n - (self.sums / n) ** 2, 0.0)
-            * max(self.outcome[1] / n - (self.outcome[0] / n) ** 2, 0.0)
+            np.where(variances > ROUNDING, variances, 0.0)
+            * (outcome_variance if outcome_variance > ROUNDING else 0.0)
         )
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(spread > 0, covariance / spread, 0.0)
@@ -244,7 +264,7 @@ class BestFirst(Strategy):
         self.noise_discount = noise_discount
         self.adaptive = adaptive
         self.warmup = warmup
-        self._correlation = _Correlation(len(FEATURES))
+        self._correlation = Correlation(len(FEATURES))
 
     def features(self, candidate: LinkCandidate) -> tuple[float, ...]:
         anchor = candidate.anchor
@@ -267,6 +287,9 @@ class BestFirst(Strategy):
         if not self.adaptive or len(features) != len(FEATURES):
             return
         self._correlation.add(np.asarray(features), relevance)
+        self._reweigh()
+
+    def _reweigh(self) -> None:
         learned = np.where(self.prior > 0, np.maximum(self._correlation.values(), 0.0), 0.0)
         if learned.sum() <= 0:
             return

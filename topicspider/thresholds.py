@@ -78,8 +78,11 @@ class AdaptiveThreshold(Threshold):
         if relevance <= self.best[0]:
             return
         heapq.heapreplace(self.best, relevance)
+        self._follow_best()
+
+    def _follow_best(self) -> None:
         level = self.ratio * statistics.median(self.best)
-        self._value = min(self.highest, max(self.lowest, level))
+        self._value = max(self._value, min(self.highest, max(self.lowest, level)))
 
     @property
     def value(self) -> float:

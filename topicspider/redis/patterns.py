@@ -4,50 +4,36 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from twisted.internet import task
-
-from topicspider.redis.connection import UNAVAILABLE, Outage, get_client, key_prefix
+from topicspider.redis.learning import Learner
 from topicspider.redis.scripts import SYNC_TEMPLATES
 from topicspider.urlpatterns import PatternStats
 
 if TYPE_CHECKING:
-    from typing import Self
-
     from redis import Redis
-    from scrapy.settings import BaseSettings
+    from redis.client import Pipeline
 
 __all__ = ["SharedPatternStats"]
 
-#: Seconds between a worker's syncs of its template counts with the crawl's.
-SYNC_INTERVAL = 1.0
 
-
-class SharedPatternStats(PatternStats):
+class SharedPatternStats(Learner, PatternStats):
     """URL-template yields of the whole crawl (``P:fetched``, ``P:on_topic``; see
     :mod:`topicspider.redis.scripts`): a template that 30 fetches showed barren is barren
     for every worker, not after 30 fetches of each, and a template's yield is learned from
     every worker's pages.
 
-    A worker counts in its own view at once and, once a second, sends what it counted since
-    and takes back the crawl's totals of the templates it counted or looked up: one script,
-    not a round trip per page. While Redis is away its counts wait (one warning says so) and
-    its view is its own.
+    A sync sends the counts made since the last one and takes back the crawl's totals of
+    the templates counted or looked up since.
     """
 
+    what = "URL-template yields"
+
     def __init__(self, server: Redis, prefix: str) -> None:
-        super().__init__()
+        PatternStats.__init__(self)
         self.keys = [f"{prefix}:fetched", f"{prefix}:on_topic"]
-        self._sync = server.register_script(SYNC_TEMPLATES)
+        self._script = server.register_script(SYNC_TEMPLATES)
         self._unsent: dict[str, list[int]] = {}
         self._looked_up: set[str] = set()
-        self._outage = Outage(
-            "URL templates are judged by this worker's pages alone until it is back"
-        )
-        self._loop = task.LoopingCall(self.sync)
-
-    @classmethod
-    def from_settings(cls, settings: BaseSettings, spider_name: str) -> Self:
-        return cls(get_client(settings), key_prefix(settings, spider_name))
+        self._sent: list[str] = []
 
     def record(self, key: str, accepted: bool) -> None:
         super().record(key, accepted)
@@ -63,28 +49,17 @@ class SharedPatternStats(PatternStats):
         self._looked_up.add(key)
         return super().is_barren(key)
 
-    def start(self) -> None:
-        self._loop.start(SYNC_INTERVAL, now=True)
+    def send(self, pipe: Pipeline) -> bool:
+        self._sent = [*self._unsent, *(self._looked_up - self._unsent.keys())]
+        if not self._sent:
+            return False
+        counts = [(template, *self._unsent.get(template, (0, 0))) for template in self._sent]
+        self._script(keys=self.keys, args=[x for count in counts for x in count], client=pipe)
+        return True
 
-    def close(self) -> None:
-        """Stop syncing, and send what is left."""
-        if self._loop.running:
-            self._loop.stop()
-        self.sync()
-
-    def sync(self) -> None:
-        templates = [*self._unsent, *(self._looked_up - self._unsent.keys())]
-        if not templates:
-            return
-        counts = [(template, *self._unsent.get(template, (0, 0))) for template in templates]
-        try:
-            totals = self._sync(keys=self.keys, args=[x for count in counts for x in count])
-        except UNAVAILABLE as error:
-            self._outage.started(error)
-            return
-        self._outage.ended()
+    def receive(self, reply: list[int]) -> None:
         self._unsent.clear()
         self._looked_up.clear()
-        for template, fetched, on_topic in zip(templates, totals[::2], totals[1::2], strict=True):
+        for template, fetched, on_topic in zip(self._sent, reply[::2], reply[1::2], strict=True):
             if fetched:
                 self.set_counts(template, fetched, on_topic)

@@ -33,6 +33,11 @@ Keys, under the crawl's prefix ``P`` (``topicspider:<crawl id>``):
 ``P:fetched``          hash       URL template → pages of it fetched, by all workers
 ``P:on_topic``         hash       URL template → pages of it on topic, by all workers
                                   (:mod:`topicspider.redis.patterns`)
+``P:best:<top>``       zset       the best relevances of the pages judged by all workers (the
+                                  ``TOPIC_THRESHOLD_TOP`` best; member: unique per page)
+                                  (:mod:`topicspider.redis.thresholds`)
+``P:moments``          hash       sums of the link-score terms and of the relevance of the pages
+                                  their links led to, by all workers (:mod:`topicspider.redis.mix`)
 ``P:simhash:<k>``      hash       ``<block number>:<block>`` → the 8-byte SimHashes of the stored
                                   pages with that block, for ``TOPIC_DUPLICATE_DISTANCE=k``
                                   (:mod:`topicspider.redis.simhashes`)
@@ -44,7 +49,17 @@ and loaded again when Redis has forgotten them (redis-py ``Script``), e.g. after
 
 from __future__ import annotations
 
-__all__ = ["ADD_SIMHASH", "HEARTBEAT", "JOIN", "LEAVE", "STEP", "SYNC_TEMPLATES", "TAKE_HOST_PAGE"]
+__all__ = [
+    "ADD_MOMENTS",
+    "ADD_SIMHASH",
+    "HEARTBEAT",
+    "JOIN",
+    "LEAVE",
+    "MERGE_BEST",
+    "STEP",
+    "SYNC_TEMPLATES",
+    "TAKE_HOST_PAGE",
+]
 
 _COMMON = r"""
 local P = ARGV[1]
@@ -452,6 +467,30 @@ for i = 1, #ARGV, 3 do
       out[#out + 1] = tonumber(redis.call('HGET', KEYS[k], ARGV[i]) or '0')
     end
   end
+end
+return out
+"""
+
+#: Add a worker's best relevances (ARGV: how many the crawl keeps, then relevance, member
+#: pairs) to the crawl's; return the relevances the crawl keeps.
+MERGE_BEST = r"""
+local keep = tonumber(ARGV[1])
+for i = 2, #ARGV, 2 do
+  redis.call('ZADD', KEYS[1], ARGV[i], ARGV[i + 1])
+end
+redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -keep - 1)
+local out = {}
+local best = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+for i = 2, #best, 2 do out[#out + 1] = best[i] end
+return out
+"""
+
+#: Add a worker's sums (ARGV: field, amount pairs) to the crawl's; return the crawl's, in
+#: the same order. Floats stay strings: a number returned from Lua would lose its fraction.
+ADD_MOMENTS = r"""
+local out = {}
+for i = 1, #ARGV, 2 do
+  out[#out + 1] = redis.call('HINCRBYFLOAT', KEYS[1], ARGV[i], ARGV[i + 1])
 end
 return out
 """

@@ -24,9 +24,13 @@ from topicspider.importance import Opic
 from topicspider.items import PageItem
 from topicspider.keywords import KeywordVector, load_keywords
 from topicspider.pqueues import LINKS_QUEUED_KEY, SCORE_KEY
+from topicspider.redis.connection import get_client, key_prefix
 from topicspider.redis.crawl import check_settings
+from topicspider.redis.learning import Learner, LearningSync
+from topicspider.redis.mix import SharedBestFirst
 from topicspider.redis.patterns import SharedPatternStats
 from topicspider.redis.simhashes import SharedSimHashIndex
+from topicspider.redis.thresholds import SharedAdaptiveThreshold
 from topicspider.relevance import (
     SEED_SCORE,
     STRATEGIES,
@@ -43,8 +47,8 @@ from topicspider.signals import links_discovered, page_scored
 from topicspider.simhash import SimHashIndex
 from topicspider.slots import SLOT_POLICIES
 from topicspider.text import LinkContext
+from topicspider.thresholds import AdaptiveThreshold, threshold_from_settings
 from topicspider.thresholds import check_settings as check_threshold_settings
-from topicspider.thresholds import threshold_from_settings
 from topicspider.urlpatterns import PatternStats, template, without_session
 from topicspider.workers import AnalysisFailed, AnalysisPool
 
@@ -177,7 +181,9 @@ class TopicSpider(Spider):
         self.host_pages: Counter[str] = Counter()
         self.sent_links = SentLinks(settings.getint("TOPIC_SENT_LINKS"))
         self.strategy = self._strategy(settings.get("TOPIC_STRATEGY"), settings)
-        self.patterns = self._patterns(settings, crawler)
+        self.patterns = PatternStats()
+        if settings.get("REDIS_URL"):
+            self._share_learning(settings, crawler)
         self.duplicates = self._duplicates(settings)
         use_importance = settings.getfloat("TOPIC_IMPORTANCE_WEIGHT") > 0
         self.importance = Opic() if use_importance else None
@@ -196,14 +202,22 @@ class TopicSpider(Spider):
         crawler.signals.connect(self.analysis.start, signal=signals.spider_opened)
         crawler.signals.connect(self.analysis.close, signal=signals.spider_closed)
 
-    def _patterns(self, settings: BaseSettings, crawler: Crawler) -> PatternStats:
-        """URL-template yields: the crawl's, synced with Redis, when it is shared."""
-        if not settings.get("REDIS_URL"):
-            return PatternStats()
-        patterns = SharedPatternStats.from_settings(settings, self.name)
-        crawler.signals.connect(patterns.start, signal=signals.spider_opened)
-        crawler.signals.connect(patterns.close, signal=signals.spider_closed)
-        return patterns
+    def _share_learning(self, settings: BaseSettings, crawler: Crawler) -> None:
+        """In a shared crawl, the threshold, the link-score mix and URL-template yields are
+        learned from every worker's pages (:mod:`topicspider.redis.learning`)."""
+        server, prefix = get_client(settings), key_prefix(settings, self.name)
+        self.patterns = SharedPatternStats(server, prefix)
+        learners: list[Learner] = [self.patterns]
+        if isinstance(self.threshold, AdaptiveThreshold):
+            self.threshold = SharedAdaptiveThreshold.like(self.threshold, server, prefix)
+            learners.append(self.threshold)
+        if isinstance(self.strategy, BestFirst) and self.strategy.adaptive:
+            self.strategy = SharedBestFirst.like(self.strategy, server, prefix)
+            learners.append(self.strategy)
+        # Kept: the signals hold their handlers by weak references.
+        self.learning = LearningSync(server, learners)
+        crawler.signals.connect(self.learning.start, signal=signals.spider_opened)
+        crawler.signals.connect(self.learning.close, signal=signals.spider_closed)
 
     def _duplicates(self, settings: BaseSettings) -> SimHashIndex | SharedSimHashIndex | None:
         """The SimHashes of the pages stored: the crawl's, in Redis, when it is shared."""
@@ -241,9 +255,9 @@ class TopicSpider(Spider):
         state = getattr(self, "state", None)
         if state is None:
             return
-        names = ["importance", "strategy", "host_pages", "threshold"]
+        names = ["importance", "host_pages"]
         if not self.settings.get("REDIS_URL"):  # in Redis, the crawl holds what these hold
-            names += ["allowed_domains", "duplicates", "patterns"]
+            names += ["allowed_domains", "duplicates", "patterns", "strategy", "threshold"]
         for name in names:
             if name in state and getattr(self, name, None) is not None:
                 setattr(self, name, state[name])

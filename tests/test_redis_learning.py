@@ -1,0 +1,77 @@
+"""Syncing what workers learn with the crawl, while Redis is there and while it is away."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+from redis_server import new_crawl
+
+from topicspider.redis.learning import LearningSync
+from topicspider.redis.mix import SharedBestFirst
+from topicspider.redis.patterns import SharedPatternStats
+from topicspider.redis.thresholds import SharedAdaptiveThreshold
+from topicspider.urlpatterns import template
+
+JUNK = template("http://a.cn/junk/1.html")
+
+
+class Worker:
+    """A worker's three learners and their sync."""
+
+    def __init__(self, server, prefix: str) -> None:
+        self.patterns = SharedPatternStats(server, prefix)
+        self.threshold = SharedAdaptiveThreshold(server, prefix, 0.5, 0.05, 0.7, 10)
+        self.mix = SharedBestFirst(server, prefix, {"anchor": 0.6, "parent": 0.4}, warmup=5)
+        self.sync = LearningSync(server, [self.patterns, self.threshold, self.mix])
+
+    def judge(self, relevance: float, features: tuple[float, ...]) -> None:
+        self.patterns.record(JUNK, accepted=False)
+        self.threshold.observe(relevance)
+        self.mix.learn(features, relevance)
+
+
+def test_what_is_learned_while_redis_is_away_is_sent_once_when_it_is_back(redis_server, caplog):
+    server, prefix = new_crawl(redis_server)
+    first, second = Worker(server, prefix), Worker(server, prefix)
+    redis_server.stop()
+    try:
+        with caplog.at_level(logging.WARNING):
+            for i in range(30):
+                first.judge(0.2 + 0.01 * i, (0.1 * (i % 5), 0.01 * i, 0.0, 0.0))
+                first.sync.sync()
+        warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+        assert len(warnings) == 1, warnings
+        assert (
+            "URL-template yields, the threshold, the link-score mix are learned from this "
+            "worker's pages alone until it is back"
+        ) in warnings[0]
+        assert first.patterns.is_barren(JUNK), "its own view goes on"
+        bar = first.threshold.value
+        assert bar > 0.3
+        learned = first.mix.weights.copy()
+        assert not np.allclose(learned, first.mix.prior)
+    finally:
+        redis_server.start()
+    first.sync.sync()
+    second.patterns.is_barren(JUNK)
+    second.sync.sync()
+    assert second.patterns.is_barren(JUNK)
+    assert second.threshold.value == bar
+    assert np.allclose(second.mix.weights, learned)
+    first.sync.sync()
+    client = redis_server.client()
+    assert client.hget(first.patterns.keys[0], JUNK) == b"30", "sent once"
+    assert float(client.hget(first.mix.key, "pages")) == 30
+    assert np.allclose(first.mix.weights, learned)
+
+
+def test_closing_sends_what_was_learned_since_the_last_sync(redis_server):
+    server, prefix = new_crawl(redis_server)
+    first, second = Worker(server, prefix), Worker(server, prefix)
+    first.sync.start()
+    first.judge(0.3, (0.2, 0.3, 0.0, 0.0))
+    first.sync.close()
+    second.sync.sync()
+    assert max(second.threshold.best) == 0.3
+    assert float(redis_server.client().hget(second.mix.key, "pages")) == 1
