@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
+from typing import NamedTuple
 from urllib.parse import unquote, urljoin, urlsplit
 
 try:  # the same segmenter and dictionary in C++, about six times faster
@@ -425,6 +426,35 @@ def _language_variants(urls: Iterable[str], page_url: str) -> set[str]:
     return variants if len(variants) >= 2 else set()
 
 
+class _Found(NamedTuple):
+    """A link as found: its URL and text, the block it is in, whether the page marks it
+    as a translation, and the entries its list sits under (a tuple: pages have thousands)."""
+
+    url: str
+    text: str
+    block: etree._Element
+    marked_translation: bool
+    above: str
+
+
+class _LinkBlocks:
+    """Per block, the links in it that the reader sees (not frames): their characters,
+    their number, and of those to other pages how many, with the sum of their hashes."""
+
+    def __init__(self) -> None:
+        self.chars: Counter[etree._Element] = Counter()
+        self.counts: Counter[etree._Element] = Counter()
+        self.away: Counter[etree._Element] = Counter()
+        self.away_sum: Counter[etree._Element] = Counter()
+
+    def add(self, block: etree._Element, visible: str, found: _Found, away: bool) -> None:
+        self.chars[block] += len(visible)
+        self.counts[block] += 1
+        if away:
+            self.away[block] += 1
+            self.away_sum[block] += hash((found.url, found.text))
+
+
 def _links(
     root: etree._Element,
     base_url: str,
@@ -439,13 +469,47 @@ def _links(
     ``memory``, link regions another page had too; and how many characters of link text
     lie outside them."""
     text_of = _VisibleText(root)
+    found, blocks, urls = _find_links(root, base_url, encoding, text_of)
+    own_url = link_url(page_url, page_url, encoding) or page_url
+    variants = _language_variants(filter(None, urls), own_url)
+    links: list[LinkContext] = []
+    menus: set[etree._Element] = set()
+    navigation: set[etree._Element] = set()
+    block_texts: dict[etree._Element, str] = {}
+    for link in found:
+        block = link.block
+        if block not in block_texts:
+            block_texts[block] = text_of(block)
+        block_text = block_texts[block]
+        # A block that is mostly link text is navigation: its text says where the
+        # site goes, not what this link is about.
+        if blocks.chars[block] > noise_ratio * len(block_text):
+            navigation.add(block)
+            if blocks.chars[block] <= MENU_ANCHOR_CHARS * blocks.counts[block]:
+                menus.add(block)
+            context, is_navigation = link.text, True
+        else:
+            context, is_navigation = _around(block_text, link.text, context_chars), False
+        if link.above:
+            context = f"{link.above} {context}"
+        translation = link.marked_translation or link.url in variants
+        links.append(LinkContext(link.url, link.text, context, is_navigation, translation))
+    site_wide = menus | _sidebars(root)
+    if memory is not None:
+        site_wide |= _repeated(navigation, blocks.away, blocks.away_sum, memory)
+    inside = {node for region in site_wide for node in region.iter()}
+    outside = sum(chars for block, chars in blocks.chars.items() if block not in inside)
+    return links, site_wide, outside
+
+
+def _find_links(
+    root: etree._Element, base_url: str, encoding: str, text_of: _VisibleText
+) -> tuple[list[_Found], _LinkBlocks, Iterable[str | None]]:
+    """The page's links in page order, the tallies of the blocks they are in, and the
+    URLs of all of them."""
     language = _language(root.get("lang") or root.get(_XML_LANG))
-    found: list[tuple[str, str, etree._Element, bool, str]] = []
-    link_chars: Counter[etree._Element] = Counter()
-    link_counts: Counter[etree._Element] = Counter()
-    # Per block, its links to other pages: how many, and the sum of their hashes.
-    away: Counter[etree._Element] = Counter()
-    away_sum: Counter[etree._Element] = Counter()
+    found: list[_Found] = []
+    blocks = _LinkBlocks()
     # A page links to the same address many times (its own sections, above all: a
     # third of the Python docs' links): the fragment does not change where it goes.
     urls: dict[str, str | None] = {}
@@ -461,52 +525,24 @@ def _links(
         if not url:
             continue
         visible = text_of(anchor)
-        text = visible or anchor.get("title", "") or _image_text(anchor)
         block = _block_of(anchor)
         target_language = _language(anchor.get("hreflang"))
-        translation = bool(language and target_language and target_language != language)
         above = ""
         if block.tag in ("li", "dt") and (items := block.getparent()) is not None:
             if items not in headings:
                 headings[items] = _entries_above(items, text_of)
             above = headings[items]
-        found.append((url, text, block, translation, above))
-        if anchor.tag in ("frame", "iframe"):
-            continue  # no link text on the page: not a part of any menu or sidebar
-        link_chars[block] += len(visible)
-        link_counts[block] += 1
-        if target:
-            away[block] += 1
-            away_sum[block] += hash((url, text))
-    links: list[LinkContext] = []
-    menus: set[etree._Element] = set()
-    navigation: set[etree._Element] = set()
-    block_texts: dict[etree._Element, str] = {}
-    own_url = link_url(page_url, page_url, encoding) or page_url
-    variants = _language_variants(filter(None, urls.values()), own_url)
-    for url, text, block, marked, above in found:
-        translation = marked or url in variants
-        if block not in block_texts:
-            block_texts[block] = text_of(block)
-        block_text = block_texts[block]
-        # A block that is mostly link text is navigation: its text says where the
-        # site goes, not what this link is about.
-        if link_chars[block] > noise_ratio * len(block_text):
-            navigation.add(block)
-            if link_chars[block] <= MENU_ANCHOR_CHARS * link_counts[block]:
-                menus.add(block)
-            context, is_navigation = text, True
-        else:
-            context, is_navigation = _around(block_text, text, context_chars), False
-        if above:
-            context = f"{above} {context}"
-        links.append(LinkContext(url, text, context, is_navigation, translation))
-    site_wide = menus | _sidebars(root)
-    if memory is not None:
-        site_wide |= _repeated(navigation, away, away_sum, memory)
-    inside = {node for region in site_wide for node in region.iter()}
-    outside = sum(chars for block, chars in link_chars.items() if block not in inside)
-    return links, site_wide, outside
+        link = _Found(
+            url,
+            visible or anchor.get("title", "") or _image_text(anchor),
+            block,
+            bool(language and target_language and target_language != language),
+            above,
+        )
+        found.append(link)
+        if anchor.tag not in ("frame", "iframe"):  # no link text on the page: in no menu
+            blocks.add(block, visible, link, away=bool(target))
+    return found, blocks, urls.values()
 
 
 class RegionMemory:

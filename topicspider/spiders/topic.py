@@ -325,6 +325,28 @@ class TopicSpider(Spider):
             return []
         return _handed_over(response.request, list(self._judge(response, page)))
 
+    def _accepted(
+        self, response: TextResponse, page: PageAnalysis, depth: int
+    ) -> Iterator[PageItem]:
+        """The page's item, unless a near-duplicate of it is stored already."""
+        self.crawler.stats.inc_value("topic/accepted")
+        if self._is_duplicate(page.fingerprint):
+            self.crawler.stats.inc_value("topic/duplicate")
+            return
+        parent = response.meta.get(PARENT_KEY)
+        # Links come without session ids (text.link_url); a redirect may add one.
+        yield PageItem(
+            url=without_session(response.url),
+            title=page.title,
+            text=page.text,
+            body=response.body,
+            charset=page.charset,
+            relevance=page.relevance,
+            depth=depth,
+            parent_url=without_session(parent) if parent else None,
+            fetched_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        )
+
     def _judge(self, response: TextResponse, page: PageAnalysis) -> Iterator[PageItem | Request]:
         stats = self.crawler.stats
         depth = response.meta.get("depth", 0)
@@ -353,23 +375,7 @@ class TopicSpider(Spider):
             threshold=round(threshold, 6),
         )
         if accepted:
-            stats.inc_value("topic/accepted")
-            if self._is_duplicate(page.fingerprint):
-                stats.inc_value("topic/duplicate")
-            else:
-                parent = response.meta.get(PARENT_KEY)
-                # Links come without session ids (text.link_url); a redirect may add one.
-                yield PageItem(
-                    url=without_session(response.url),
-                    title=page.title,
-                    text=page.text,
-                    body=response.body,
-                    charset=page.charset,
-                    relevance=page.relevance,
-                    depth=depth,
-                    parent_url=without_session(parent) if parent else None,
-                    fetched_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                )
+            yield from self._accepted(response, page, depth)
         else:
             stats.inc_value("topic/dropped")
         if hub:
