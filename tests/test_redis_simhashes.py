@@ -4,20 +4,17 @@ from __future__ import annotations
 
 import logging
 import random
-from itertools import count
 
-from redis_server import RedisServer
-from scrapy.settings import Settings
+from redis_server import RedisServer, new_crawl
 
 from topicspider.redis.simhashes import SharedSimHashIndex
-
-_crawl_ids = count()
+from topicspider.simhash import SimHashIndex
 
 
 def workers(redis_server: RedisServer, distance: int = 3, n: int = 2) -> list[SharedSimHashIndex]:
     """The SimHash indexes of ``n`` workers of one new crawl."""
-    settings = Settings({"REDIS_URL": redis_server.url, "TOPIC_CRAWL_ID": f"sh{next(_crawl_ids)}"})
-    return [SharedSimHashIndex.from_settings(settings, "topic", distance) for _ in range(n)]
+    server, prefix = new_crawl(redis_server)
+    return [SharedSimHashIndex.like(SimHashIndex(distance), server, prefix) for _ in range(n)]
 
 
 def flip(fingerprint: int, *bits: int) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from topicspider.redis.connection import UNAVAILABLE, Outage, get_client, key_prefix
+from topicspider.redis.connection import UNAVAILABLE, Outage
 from topicspider.redis.scripts import ADD_SIMHASH
 from topicspider.simhash import SimHashIndex
 
@@ -13,7 +13,6 @@ if TYPE_CHECKING:
     from typing import Self
 
     from redis import Redis
-    from scrapy.settings import BaseSettings
 
 __all__ = ["SharedSimHashIndex"]
 
@@ -36,9 +35,8 @@ class SharedSimHashIndex:
         )
 
     @classmethod
-    def from_settings(cls, settings: BaseSettings, spider_name: str, distance: int) -> Self:
-        key = f"{key_prefix(settings, spider_name)}:simhash:{distance}"
-        return cls(get_client(settings), key, distance)
+    def like(cls, index: SimHashIndex, server: Redis, prefix: str) -> Self:
+        return cls(server, f"{prefix}:simhash:{index.distance}", index.distance)
 
     def add_if_new(self, fingerprint: int) -> bool:
         """Add the fingerprint unless a stored page's is within the distance: whether it was."""

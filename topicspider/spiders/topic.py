@@ -182,9 +182,10 @@ class TopicSpider(Spider):
         self.sent_links = SentLinks(settings.getint("TOPIC_SENT_LINKS"))
         self.strategy = self._strategy(settings.get("TOPIC_STRATEGY"), settings)
         self.patterns = PatternStats()
+        distance = settings.getint("TOPIC_DUPLICATE_DISTANCE")
+        self.duplicates = SimHashIndex(distance) if distance >= 0 else None
         if settings.get("REDIS_URL"):
-            self._share_learning(settings, crawler)
-        self.duplicates = self._duplicates(settings)
+            self._share(settings, crawler)
         use_importance = settings.getfloat("TOPIC_IMPORTANCE_WEIGHT") > 0
         self.importance = Opic() if use_importance else None
         if settings.getbool("TOPIC_STAY_ON_SITE"):
@@ -202,10 +203,13 @@ class TopicSpider(Spider):
         crawler.signals.connect(self.analysis.start, signal=signals.spider_opened)
         crawler.signals.connect(self.analysis.close, signal=signals.spider_closed)
 
-    def _share_learning(self, settings: BaseSettings, crawler: Crawler) -> None:
-        """In a shared crawl, the threshold, the link-score mix and URL-template yields are
-        learned from every worker's pages (:mod:`topicspider.redis.learning`)."""
+    def _share(self, settings: BaseSettings, crawler: Crawler) -> None:
+        """In a shared crawl, the stored pages' SimHashes are the crawl's, and the threshold,
+        the link-score mix and URL-template yields are learned from every worker's pages
+        (:mod:`topicspider.redis.learning`): all in Redis, through one client."""
         server, prefix = get_client(settings), key_prefix(settings, self.name)
+        if self.duplicates is not None:
+            self.duplicates = SharedSimHashIndex.like(self.duplicates, server, prefix)
         self.patterns = SharedPatternStats(server, prefix)
         learners: list[Learner] = [self.patterns]
         if isinstance(self.threshold, AdaptiveThreshold):
@@ -218,15 +222,6 @@ class TopicSpider(Spider):
         self.learning = LearningSync(server, learners)
         crawler.signals.connect(self.learning.start, signal=signals.spider_opened)
         crawler.signals.connect(self.learning.close, signal=signals.spider_closed)
-
-    def _duplicates(self, settings: BaseSettings) -> SimHashIndex | SharedSimHashIndex | None:
-        """The SimHashes of the pages stored: the crawl's, in Redis, when it is shared."""
-        distance = settings.getint("TOPIC_DUPLICATE_DISTANCE")
-        if distance < 0:
-            return None
-        if settings.get("REDIS_URL"):
-            return SharedSimHashIndex.from_settings(settings, self.name, distance)
-        return SimHashIndex(distance)
 
     def _strategy(self, name: str, settings: BaseSettings) -> Strategy:
         if name != BestFirst.name:
