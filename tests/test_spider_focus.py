@@ -314,13 +314,19 @@ class SessionSite(Handler):
             self.send(b"User-agent: *\nAllow: /\n", "text/plain")
         elif path == "/start.jsp":  # a first visit, without the session cookie
             self.send(b"", status=302, Location=f"/index.jsp;jsessionid={secrets.token_hex(16)}")
-        elif path == "/index.jsp" or (path == "/news.jsp" and article in {"1", "2", "3", "4"}):
+        elif path == "/portal.jsp" and path == parts.path:  # the same page, given an id
+            self.send(b"", status=302, Location=f"/portal.jsp;jsessionid={secrets.token_hex(16)}")
+        elif path in {"/index.jsp", "/portal.jsp"} or (
+            path == "/news.jsp" and article in {"1", "2", "3", "4"}
+        ):
             title = f"足球新闻第{article}篇" if article else "足球新闻"
-            self.send(page(title, ARTICLE + self._links()).encode("gbk"), "text/html; charset=gbk")
+            home = "/portal.jsp" if path == "/portal.jsp" else "/index.jsp"
+            body = page(title, ARTICLE + self._links(home))
+            self.send(body.encode("gbk"), "text/html; charset=gbk")
         else:
             self.send(b"not found", "text/plain", 404)
 
-    def _links(self) -> str:
+    def _links(self, home: str) -> str:
         def session() -> str:
             return secrets.token_hex(16).upper()
 
@@ -329,7 +335,7 @@ class SessionSite(Handler):
             f"足球比赛第{n}篇</a></li>"
             for n in range(1, 5)
         )
-        return f'<ul>{items}</ul><a href="/index.jsp;jsessionid={session()}">首页</a>'
+        return f'<ul>{items}</ul><a href="{home};jsessionid={session()}">首页</a>'
 
 
 @pytest.fixture(scope="module")
@@ -434,9 +440,24 @@ def test_a_page_a_redirect_gave_a_session_id_is_stored_under_its_address_without
     crawl(f"{session_site}/start.jsp", tmp_path, "TOPIC_DUPLICATE_DISTANCE=-1")
     fetched = [row["url"] for row in read_jsonl(tmp_path / "f.jsonl")]
     assert ";jsessionid=" in fetched[0]
+    # Its links back to it, without the id, do not fetch it once more.
+    assert [url for url in fetched if "/index.jsp" in url] == fetched[:1]
     stored = read_jsonl(tmp_path / "pages" / "index.jsonl")
     news = [f"{session_site}/news.jsp?id={n}" for n in range(1, 5)]
     assert sorted(row["url"] for row in stored) == [f"{session_site}/index.jsp", *news]
     parents = {row["parent_url"] for row in stored} - {None}
     assert parents
     assert parents <= {row["url"] for row in stored}
+
+
+def test_a_page_that_redirects_to_itself_with_a_session_id_is_fetched_under_it_once(
+    session_site, tmp_path
+):
+    crawl(f"{session_site}/portal.jsp", tmp_path, "TOPIC_DUPLICATE_DISTANCE=-1")
+    fetched = [row["url"] for row in read_jsonl(tmp_path / "f.jsonl")]
+    assert [url for url in fetched if "/portal.jsp" in url] == fetched[:1]
+    assert fetched[0].startswith(f"{session_site}/portal.jsp;jsessionid=")
+    stored = read_jsonl(tmp_path / "pages" / "index.jsonl")
+    news = [f"{session_site}/news.jsp?id={n}" for n in range(1, 5)]
+    pages = [f"{session_site}/index.jsp", *news, f"{session_site}/portal.jsp"]
+    assert sorted(row["url"] for row in stored) == pages

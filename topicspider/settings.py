@@ -222,7 +222,9 @@ DEPTH_LIMIT = 50
 DOWNLOAD_MAXSIZE = 16 * 1024 * 1024
 DOWNLOAD_WARNSIZE = 4 * 1024 * 1024
 LOG_LEVEL = "INFO"
-REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
+# Scrapy's fingerprints with session ids left out, so that a page a redirect gave an id is
+# not fetched once more through its links (see fingerprints.py).
+REQUEST_FINGERPRINTER_CLASS = "topicspider.fingerprints.SessionlessFingerprinter"
 FEED_EXPORT_ENCODING = "utf-8"
 # What `-O pages.jsonl` exports of each stored page: not its raw bytes, which are in the
 # pages folder at `path` (add `body` to get them base64-encoded).
