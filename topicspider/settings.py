@@ -49,6 +49,10 @@ TOPIC_ADAPTIVE_WARMUP = 50
 # Drop links to calendar, print and share URLs, and to URL templates that yielded nothing
 # on topic in 30 fetches. (Session ids and tracking parameters are always taken out of links.)
 TOPIC_DROP_NOISE_URLS = True
+# Once this many of a page's links were fetched and none was relevant, its other links go
+# back in the frontier at half their score, and half again each time that count doubles
+# (0: off).
+TOPIC_BARREN_SIBLINGS = 10
 # Follow links to the page itself in another language (marked with hreflang, or a switcher
 # of its address with other language codes): off, the crawl stays in the seeds' language.
 TOPIC_FOLLOW_TRANSLATIONS = False
@@ -184,6 +188,7 @@ DOWNLOADER_MIDDLEWARES = {
     # After redirects and retries (a redirect's target is checked), before the HTTP cache
     # (a cached page counts); barren templates first, so they use none of a host's cap.
     "topicspider.barren.BarrenTemplateMiddleware": 880,
+    "topicspider.siblings.SiblingDemotionMiddleware": 885,  # off with TOPIC_BARREN_SIBLINGS=0
     "topicspider.hostcap.HostPageCapMiddleware": 890,  # off without TOPIC_MAX_PAGES_PER_HOST
 }
 

@@ -43,6 +43,7 @@ from topicspider.robotsmeta import NOFOLLOW, NOINDEX, header_directives
 from topicspider.seeds import load_seeds
 from topicspider.sentlinks import SentLinks
 from topicspider.settingtypes import check_types
+from topicspider.siblings import PARENT_KEY, SiblingYields
 from topicspider.signals import links_discovered, page_scored
 from topicspider.simhash import SimHashIndex
 from topicspider.slots import SLOT_POLICIES
@@ -63,7 +64,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 TUNNEL_KEY = "topic_tunnel"
-PARENT_KEY = "topic_parent"
 LINEAGE_KEY = "topic_lineage"
 #: The link-score terms a request was scored with, for adaptive strategies to learn from.
 FEATURES_KEY = "topic_features"
@@ -182,6 +182,7 @@ class TopicSpider(Spider):
         self.sent_links = SentLinks(settings.getint("TOPIC_SENT_LINKS"))
         self.strategy = self._strategy(settings.get("TOPIC_STRATEGY"), settings)
         self.patterns = PatternStats()
+        self.siblings = SiblingYields(settings.getint("TOPIC_BARREN_SIBLINGS"))
         distance = settings.getint("TOPIC_DUPLICATE_DISTANCE")
         self.duplicates = SimHashIndex(distance) if distance >= 0 else None
         if settings.get("REDIS_URL"):
@@ -360,6 +361,7 @@ class TopicSpider(Spider):
         accepted = relevant and not hub and NOINDEX not in robots
         self.strategy.learn(tuple(response.meta.get(FEATURES_KEY, ())), page.relevance)
         self.patterns.record(page.template, relevant)
+        self.siblings.record(response.meta.get(PARENT_KEY), relevant)
         self.crawler.signals.send_catch_log(
             page_scored,
             url=response.url,

@@ -1,0 +1,76 @@
+import pytest
+
+from tests.test_spider_focus import ARTICLE, ONE_AT_A_TIME, crawl, page, served
+from topicspider.siblings import SiblingYields
+
+RECIPE = (
+    "<p>西红柿炒鸡蛋的做法：鸡蛋打散加少许盐，西红柿切块。锅中放油，先炒鸡蛋盛出，"
+    "再炒西红柿出汁，倒入鸡蛋翻炒均匀，加糖和葱花即可出锅。</p>"
+)
+RECIPES = 25
+ARTICLES = 5
+
+
+def test_a_pages_links_are_demoted_once_enough_of_them_came_back_off_topic():
+    siblings = SiblingYields(barren=10)
+    for fetched in range(1, 41):
+        siblings.record("http://a.cn/list.html", relevant=False)
+        expected = 1.0 if fetched < 10 else 0.5 if fetched < 20 else 0.25 if fetched < 40 else 0.125
+        assert siblings.factor("http://a.cn/list.html") == expected
+    assert siblings.factor("http://a.cn/other.html") == 1.0
+    assert siblings.factor(None) == 1.0
+
+
+def test_one_relevant_sibling_is_enough_to_keep_a_pages_links_as_they_are():
+    siblings = SiblingYields(barren=10)
+    siblings.record("http://a.cn/list.html", relevant=True)
+    for _ in range(30):
+        siblings.record("http://a.cn/list.html", relevant=False)
+    assert siblings.factor("http://a.cn/list.html") == 1.0
+
+
+@pytest.fixture(scope="module")
+def list_site(tmp_path_factory):
+    """A football page linking two lists alike, the first a long one of recipes; only the
+    second list's pages are about football."""
+    root = tmp_path_factory.mktemp("list-site")
+    (root / "index.html").write_text(
+        page(
+            "足球新闻",
+            ARTICLE + '<p><a href="/recipes/index.html">目录</a></p>'
+            '<p><a href="/more/index.html">更多</a></p>',
+        )
+    )
+    for folder, count, title, text in (
+        ("recipes", RECIPES, "菜谱", RECIPE),
+        ("more", ARTICLES, "文章", ARTICLE),
+    ):
+        (root / folder).mkdir()
+        items = "".join(
+            f'<li><a href="/{folder}/{n}.html">{title}{n}</a></li>' for n in range(count)
+        )
+        (root / folder / "index.html").write_text(page(title, RECIPE + f"<ul>{items}</ul>"))
+        for n in range(count):
+            (root / folder / f"{n}.html").write_text(page(f"{title}{n}", text))
+    yield from served(root)
+
+
+def test_the_crawl_turns_from_a_list_whose_pages_come_back_off_topic(list_site, tmp_path):
+    settings = (*ONE_AT_A_TIME, "TOPIC_DUPLICATE_DISTANCE=-1")  # the articles are alike
+    demoted = crawl(f"{list_site}/index.html", tmp_path / "on", *settings)
+    plain = crawl(f"{list_site}/index.html", tmp_path / "off", *settings, "TOPIC_BARREN_SIBLINGS=0")
+    articles = {f"/more/{n}.html" for n in range(ARTICLES)}
+
+    def last_article(fetched: list[str]) -> int:
+        return max(fetched.index(path) for path in articles)
+
+    # Three pages of lists, ten recipes, then the football articles ...
+    assert last_article(demoted.fetched) < 3 + 10 + ARTICLES
+    assert "'topic/demoted'" in demoted.log
+    # ... where, without the demotion, they wait for every recipe.
+    assert last_article(plain.fetched) >= 3 + RECIPES
+    # Put back, not dropped: both crawls fetch every page once and store the same.
+    assert sorted(demoted.fetched) == sorted(plain.fetched)
+    assert len(set(demoted.fetched)) == len(demoted.fetched) == 3 + RECIPES + ARTICLES
+    assert sorted(demoted.stored) == sorted(plain.stored)
+    assert articles <= set(demoted.stored)
