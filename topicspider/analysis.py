@@ -21,13 +21,14 @@ from scrapy.http import HtmlResponse
 from scrapy.linkextractors import IGNORED_EXTENSIONS
 from scrapy.utils.response import get_base_url
 
+from topicspider.canonical import canonical_of
 from topicspider.charset import detect_encoding
 from topicspider.keywords import KeywordVector
 from topicspider.relevance import Relevance, link_text
 from topicspider.robotsmeta import meta_directives
 from topicspider.simhash import simhash
 from topicspider.text import RegionMemory, extract_page, parse_html, tokenize, url_words
-from topicspider.urlpatterns import is_noise, template
+from topicspider.urlpatterns import is_noise, template, without_session
 
 __all__ = ["Analyzer", "PageAnalysis", "ScoredLink"]
 
@@ -80,6 +81,8 @@ class PageAnalysis:
     topical_link_share: float = 0.0
     #: ``noindex``/``nofollow`` from its robots ``<meta>`` tags (:mod:`topicspider.robotsmeta`).
     robots: frozenset[str] = frozenset()
+    #: The other address its ``<link rel="canonical">`` names (:mod:`topicspider.canonical`).
+    canonical: str | None = None
 
 
 class Analyzer:
@@ -160,9 +163,10 @@ class Analyzer:
         charset = detect_encoding(body, content_type)
         response = HtmlResponse(url, body=body, encoding=charset)
         root = parse_html(response.text)
+        base_url = get_base_url(response)
         page = extract_page(
             root,
-            get_base_url(response),
+            base_url,
             encoding=charset,
             context_chars=self.context_chars,
             max_chars=self.max_chars,
@@ -204,7 +208,12 @@ class Analyzer:
             link_share=page.link_share,
             topical_link_share=_topical_share(links),
             robots=meta_directives(root, self.robots_agents),
+            canonical=self._canonical(root, base_url, url, charset),
         )
+
+    def _canonical(self, root: Any, base_url: str, url: str, charset: str) -> str | None:
+        canonical = canonical_of(root, base_url, without_session(url), charset)
+        return canonical if canonical and self._follows(canonical) else None
 
     def _facts(self, url: str) -> _UrlFacts:
         if not self._follows(url):

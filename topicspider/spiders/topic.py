@@ -17,6 +17,7 @@ from scrapy.utils.url import url_is_from_any_domain
 
 from topicspider.analysis import Analyzer, PageAnalysis, ScoredLink
 from topicspider.barren import BarrenTemplate
+from topicspider.canonical import FetchedElsewhere, KnownCanonicals
 from topicspider.dupefilters import DUPEFILTERS
 from topicspider.exceptions import ConfigError
 from topicspider.hostcap import HostFull
@@ -180,6 +181,7 @@ class TopicSpider(Spider):
         self.max_pages_per_host = settings.getint("TOPIC_MAX_PAGES_PER_HOST")
         self.host_pages: Counter[str] = Counter()
         self.sent_links = SentLinks(settings.getint("TOPIC_SENT_LINKS"))
+        self.canonicals = KnownCanonicals()
         self.strategy = self._strategy(settings.get("TOPIC_STRATEGY"), settings)
         self.patterns = PatternStats()
         self.siblings = SiblingYields(settings.getint("TOPIC_BARREN_SIBLINGS"))
@@ -243,7 +245,7 @@ class TopicSpider(Spider):
     def restore_state(self) -> None:
         """With JOBDIR, Scrapy pickles ``spider.state`` at close and restores it at open:
         what the crawl learned (URL templates, page fingerprints, link-score mix, the hosts
-        its seeds redirected to) resumes.
+        its seeds redirected to, the canonical addresses of pages fetched at another) resumes.
 
         Run when the engine starts, before the first request: Scrapy's ``SpiderState``
         extension sets ``spider.state`` in its ``spider_opened`` handler, which runs after
@@ -251,7 +253,7 @@ class TopicSpider(Spider):
         state = getattr(self, "state", None)
         if state is None:
             return
-        names = ["importance", "host_pages"]
+        names = ["importance", "host_pages", "canonicals"]
         if not self.settings.get("REDIS_URL"):  # in Redis, the crawl holds what these hold
             names += ["allowed_domains", "duplicates", "patterns", "strategy", "threshold"]
         for name in names:
@@ -362,6 +364,8 @@ class TopicSpider(Spider):
         self.strategy.learn(tuple(response.meta.get(FEATURES_KEY, ())), page.relevance)
         self.patterns.record(page.template, relevant)
         self.siblings.record(response.meta.get(PARENT_KEY), relevant)
+        if page.canonical:
+            self.canonicals.add(page.canonical)
         self.crawler.signals.send_catch_log(
             page_scored,
             url=response.url,
@@ -429,7 +433,8 @@ class TopicSpider(Spider):
 
     def failed(self, failure: Failure) -> None:
         """A request that got no page: one log line and a stat naming why, not a traceback."""
-        if failure.check(HostFull, BarrenTemplate):  # counted (and said) by the middleware
+        # Counted (and said) by the middleware that dropped it.
+        if failure.check(HostFull, BarrenTemplate, FetchedElsewhere):
             return
         request = failure.request  # type: ignore[attr-defined]
         reason = failure.type.__name__ if failure.type else "Unknown"
@@ -454,6 +459,9 @@ class TopicSpider(Spider):
         first: the engine may start downloading the first requests before the last are queued."""
         links = []
         for link in page.links:
+            if link.url in self.canonicals:
+                self.crawler.stats.inc_value("topic/canonical_known")
+                continue
             if self._host_full(link.url):
                 self.crawler.stats.inc_value("topic/host_capped")
                 continue
