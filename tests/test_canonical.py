@@ -1,3 +1,5 @@
+import pickle
+
 import pytest
 
 from tests.test_analysis import KEYWORDS
@@ -72,18 +74,32 @@ def aliased_site(tmp_path_factory):
     yield from served(root)
 
 
+def addresses(rows: list[dict], site: str) -> list[str]:
+    return [row["url"].removeprefix(site) for row in rows]
+
+
 def test_a_page_is_not_fetched_again_at_the_address_it_names_as_its_own(aliased_site, tmp_path):
     result = crawl(f"{aliased_site}/index.html", tmp_path, *ONE_AT_A_TIME)
-
-    def addresses(rows: list[dict]) -> list[str]:
-        return [row["url"].removeprefix(aliased_site) for row in rows]
-
-    fetched = addresses(read_jsonl(tmp_path / "f.jsonl"))
+    fetched = addresses(read_jsonl(tmp_path / "f.jsonl"), aliased_site)
     # /match.html was queued from the front page, behind the report's other address, and
     # dropped as it left the frontier; found again on the list, it was not sent.
     assert fetched == ["/index.html", "/match.html?from=index", "/list.html"]
     assert "'topic/canonical_known': 2" in result.log
     # (The list is a near-duplicate of the front page.)
-    stored = addresses(read_jsonl(tmp_path / "pages" / "index.jsonl"))
+    stored = addresses(read_jsonl(tmp_path / "pages" / "index.jsonl"), aliased_site)
     assert stored == ["/index.html", "/match.html?from=index"]
     assert "Not fetched" not in result.log
+
+
+def test_the_addresses_already_fetched_are_kept_across_a_pause(aliased_site, tmp_path):
+    jobdir = tmp_path / "job"
+    settings = (*ONE_AT_A_TIME, f"JOBDIR={jobdir}")
+    # robots.txt, the front page and the report, then the crawl pauses.
+    crawl(f"{aliased_site}/index.html", tmp_path, *settings, "CLOSESPIDER_PAGECOUNT=3")
+    state = pickle.loads((jobdir / "spider.state").read_bytes())
+    assert f"{aliased_site}/match.html" in state["canonicals"]
+
+    resumed = crawl(f"{aliased_site}/index.html", tmp_path, *settings)
+    assert "Resuming crawl" in resumed.log
+    fetched = addresses(read_jsonl(tmp_path / "f.jsonl"), aliased_site)
+    assert fetched == ["/index.html", "/match.html?from=index", "/list.html"]

@@ -245,7 +245,8 @@ class TopicSpider(Spider):
     def restore_state(self) -> None:
         """With JOBDIR, Scrapy pickles ``spider.state`` at close and restores it at open:
         what the crawl learned (URL templates, page fingerprints, link-score mix, the hosts
-        its seeds redirected to, the canonical addresses of pages fetched at another) resumes.
+        its seeds redirected to, the canonical addresses of pages fetched at another, the
+        pages whose links came back off topic) resumes.
 
         Run when the engine starts, before the first request: Scrapy's ``SpiderState``
         extension sets ``spider.state`` in its ``spider_opened`` handler, which runs after
@@ -253,7 +254,7 @@ class TopicSpider(Spider):
         state = getattr(self, "state", None)
         if state is None:
             return
-        names = ["importance", "host_pages", "canonicals"]
+        names = ["importance", "host_pages", "canonicals", "siblings"]
         if not self.settings.get("REDIS_URL"):  # in Redis, the crawl holds what these hold
             names += ["allowed_domains", "duplicates", "patterns", "strategy", "threshold"]
         for name in names:
