@@ -10,6 +10,7 @@ from topicspider.relevance import (
     DepthFirst,
     LinkCandidate,
     Relevance,
+    reserve_score,
 )
 from topicspider.text import LinkContext, parse_html
 
@@ -111,6 +112,20 @@ def test_breadth_and_depth_first_order_by_depth():
     )
     assert DepthFirst().score(candidate("", depth=2)) > DepthFirst().score(candidate("", depth=1))
     assert set(STRATEGIES) == {"best_first", "bfs", "dfs"}
+
+
+def test_links_in_reserve_go_after_every_scored_link_fewest_clicks_first():
+    strategy = BestFirst(Relevance(SPORTS), {"anchor": 0.6, "parent": 0.4})
+    worst = min(
+        scorer.score(candidate("联系我们", depth=40))
+        for scorer in (strategy, BreadthFirst(), DepthFirst())
+    )
+    near_good, near_poor, far_good = (
+        reserve_score(strategy.score(candidate(anchor, parent=parent)), depth)
+        for anchor, parent, depth in (("联系我们", 0.5, 3), ("联系我们", 0.0, 3), ("足球", 1.0, 4))
+    )
+    assert worst > near_good > near_poor > far_good
+    assert reserve_score(BreadthFirst().score(candidate("", depth=3)), 3) > far_good
 
 
 def test_weights_are_checked():

@@ -1,7 +1,11 @@
 import pytest
+from scrapy import Request
+from scrapy.utils.test import get_crawler
 
 from tests.test_spider_focus import ARTICLE, ONE_AT_A_TIME, crawl, page, served
-from topicspider.siblings import SiblingYields
+from topicspider.pqueues import RESERVE_KEY, SCORE_KEY
+from topicspider.relevance import reserve_score
+from topicspider.siblings import PARENT_KEY, SiblingDemotionMiddleware, SiblingYields
 
 RECIPE = (
     "<p>西红柿炒鸡蛋的做法：鸡蛋打散加少许盐，西红柿切块。锅中放油，先炒鸡蛋盛出，"
@@ -27,6 +31,28 @@ def test_one_relevant_sibling_is_enough_to_keep_a_pages_links_as_they_are():
     for _ in range(30):
         siblings.record("http://a.cn/list.html", relevant=False)
     assert siblings.factor("http://a.cn/list.html") == 1.0
+
+
+def demotion(meta: dict) -> Request | None:
+    """What the middleware makes of a request for a link of a page ten of whose links
+    came back off topic."""
+    crawler = get_crawler(settings_dict={"TOPIC_BARREN_SIBLINGS": 10})
+    crawler.spider = type("Spider", (), {"siblings": SiblingYields(barren=10)})()
+    for _ in range(10):
+        crawler.spider.siblings.record("http://a.cn/list.html", relevant=False)
+    request = Request("http://a.cn/1.html", meta={PARENT_KEY: "http://a.cn/list.html", **meta})
+    return SiblingDemotionMiddleware.from_crawler(crawler).process_request(request)
+
+
+@pytest.mark.parametrize(("score", "demoted"), [(0.4, 0.2), (-3.0, -6.0)])
+def test_a_demoted_link_scores_lower_whatever_the_sign_of_its_score(score, demoted):
+    """Breadth-first scores are negative."""
+    assert demotion({SCORE_KEY: score}).meta[SCORE_KEY] == pytest.approx(demoted)
+
+
+def test_links_in_reserve_are_not_demoted():
+    """They wait breadth-first behind every other link already."""
+    assert demotion({SCORE_KEY: reserve_score(0.4, 3), RESERVE_KEY: True}) is None
 
 
 @pytest.fixture(scope="module")

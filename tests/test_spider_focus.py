@@ -171,6 +171,93 @@ def test_past_the_tunnel_only_links_that_mention_the_topic_are_followed(deep_sit
 
 
 @pytest.fixture(scope="module")
+def buried_site(tmp_path_factory):
+    """Three off-topic pages in a row, then ten off-topic sections (two pages deep) and a
+    "getting started" page whose link to the football channel names nothing of football."""
+    root = tmp_path_factory.mktemp("buried-site")
+    for name, next_name in (("index", "help"), ("help", "guide")):
+        body = f'<p>{name}说明文字。<a href="/{next_name}.html">下一页</a></p>'
+        (root / f"{name}.html").write_text(page(f"{name}帮助", body), "utf-8")
+    sections = off_topic_sections(root)
+    for n, name in enumerate(SECTIONS):
+        more = f'<p>{name}新闻。<a href="/{n}-more.html">更多</a></p>'
+        (root / f"{n}.html").write_text(page(f"{name}频道", more), "utf-8")
+        older = f'<p>{name}旧闻。<a href="/{n}-old.html">更早</a></p>'
+        (root / f"{n}-more.html").write_text(page(f"{name}旧闻", older), "utf-8")
+        (root / f"{n}-old.html").write_text(page(f"{name}往事", f"<p>{name}往事。</p>"), "utf-8")
+    start = '<li><a href="/start.html">第一个步骤</a></li>'
+    (root / "guide.html").write_text(
+        page("使用指南", f"<ul>{''.join(sections)}{start}</ul>"), "utf-8"
+    )
+    channels = '<p>本站栏目一览。<a href="/channel/index.html">其他栏目</a></p>'
+    (root / "start.html").write_text(page("入门", channels), "utf-8")
+    (root / "channel").mkdir()
+    reports = "".join(
+        f'<li><a href="/channel/{n}.html">足球联赛第{n}轮比赛回顾</a></li>' for n in range(1, 4)
+    )
+    (root / "channel" / "index.html").write_text(page("频道", f"<ul>{reports}</ul>"), "utf-8")
+    for n in range(1, 4):
+        article = page(f"足球联赛第{n}轮比赛回顾", f"<p>第{n}轮。</p>{ARTICLE}")
+        (root / "channel" / f"{n}.html").write_text(article, "utf-8")
+    # The last report links to the last section's oldest page, last in the reserve.
+    last = root / "channel" / "3.html"
+    last.write_text(
+        last.read_text("utf-8").replace("</body>", '<a href="/9-old.html">往事</a></body>'), "utf-8"
+    )
+    yield from served(root)
+
+
+REPORTS = [f"/channel/{n}.html" for n in range(1, 4)]
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [(), ("CLOSESPIDER_PAGECOUNT=40", "TOPIC_TUNNEL_RESERVE=False")],
+    ids=["no budget", "reserve off"],
+)
+def test_without_a_budget_a_crawl_ends_where_its_focus_does(buried_site, tmp_path, settings):
+    result = crawl(f"{buried_site}/index.html", tmp_path, *settings)
+    assert result.fetched == ["/index.html", "/help.html", "/guide.html"]
+    assert result.stored == []
+    assert "topic/reserved" not in result.log
+
+
+def test_with_a_budget_the_links_past_the_tunnel_are_kept_in_reserve(buried_site, tmp_path):
+    # The three match reports share most of their text: all of them are to be stored.
+    budget = ("CLOSESPIDER_PAGECOUNT=40", "TOPIC_DUPLICATE_DISTANCE=-1")
+    result = crawl(f"{buried_site}/index.html", tmp_path, *ONE_AT_A_TIME, *budget)
+    assert set(REPORTS) <= set(result.stored) <= {*REPORTS, "/channel/index.html"}
+    # The reserve goes breadth-first: the sections and "getting started", then what they
+    # link to; once the channel is found, its reports go before the rest of the reserve.
+    assert set(result.fetched[3:14]) == {f"/{n}.html" for n in range(10)} | {"/start.html"}
+    channel = result.fetched.index("/channel/index.html")
+    assert result.fetched[channel + 1 : channel + 4] == REPORTS
+    assert {f"/{n}-old.html" for n in range(10)} == set(result.fetched[channel + 4 :])
+    # Found again on a relevant page, it scores as that page's link and goes first.
+    assert result.fetched[channel + 4] == "/9-old.html"
+    assert "'topic/reserved': 32" in result.log
+
+
+def test_a_worker_of_a_crawl_in_redis_keeps_the_reserve_in_the_shared_frontier(
+    buried_site, redis_server, tmp_path
+):
+    budget = ("CLOSESPIDER_PAGECOUNT=40", "TOPIC_DUPLICATE_DISTANCE=-1")
+    result = crawl(
+        f"{buried_site}/index.html",
+        tmp_path,
+        *ONE_AT_A_TIME,
+        *budget,
+        f"REDIS_URL={redis_server.url}",
+        "TOPIC_CRAWL_ID=reserve",
+        "REDIS_IDLE_TIMEOUT=2",
+    )
+    assert set(REPORTS) <= set(result.stored)
+    channel = result.fetched.index("/channel/index.html")
+    assert result.fetched[channel + 1 : channel + 4] == REPORTS
+    assert len(result.fetched) == len(set(result.fetched)) == 3 + 11 + 10 + 10 + 1 + 3
+
+
+@pytest.fixture(scope="module")
 def lineage_site(tmp_path_factory):
     """An off-topic front page with ten off-topic sections and one match report; the
     report's "more" page says nothing of football and links to a second report."""

@@ -42,12 +42,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LINKS_QUEUED_KEY",
+    "RESERVE_KEY",
     "SCORE_KEY",
     "DiskQueue",
     "MemoryQueue",
     "ScorePriorityQueue",
     "ScoreQueue",
     "SpillQueue",
+    "lowered",
     "score_of",
 ]
 
@@ -55,6 +57,9 @@ logger = logging.getLogger(__name__)
 
 #: The request meta key holding the float score the queue orders by.
 SCORE_KEY = "topic_score"
+
+#: Set by the spider on a request for a link kept in reserve (``TOPIC_TUNNEL_RESERVE``).
+RESERVE_KEY = "topic_reserve"
 
 #: Set by the spider on a request once every link of its page is in the scheduler: from
 #: then on the request no longer holds its slot back, though the engine keeps it in
@@ -68,6 +73,12 @@ Order = tuple[float, int]
 def score_of(request: Request) -> float:
     """The request's float score; requests without one fall back to their integer priority."""
     return float(request.meta.get(SCORE_KEY, request.priority))
+
+
+def lowered(score: float, factor: float) -> float:
+    """``score`` lowered in proportion, ``0 < factor <= 1``: multiplied if positive,
+    divided if negative (breadth-first scores are)."""
+    return score * factor if score >= 0 else score / factor
 
 
 class ScoreQueue(Protocol):

@@ -30,6 +30,7 @@ __all__ = [
     "Relevance",
     "Strategy",
     "link_text",
+    "reserve_score",
 ]
 
 
@@ -307,3 +308,18 @@ STRATEGIES: dict[str, type[Strategy]] = {
 
 #: Seeds outrank every scored link in every strategy.
 SEED_SCORE = math.inf
+
+#: Links kept in reserve (``TOPIC_TUNNEL_RESERVE``) rank below every scored link.
+RESERVE_OFFSET = -1e9
+#: Best-first scores lie within this much, so a click more always ranks lower in reserve.
+RESERVE_DEPTH_STEP = 10.0
+
+
+def reserve_score(score: float, depth: int) -> float:
+    """The score of a link kept in reserve: below every scored link, fewest clicks from a
+    seed first, then by its own score.
+
+    The reserve is what the focus found nothing behind, so its score says little; taken
+    breadth-first it samples the whole site, near its front pages first.
+    """
+    return RESERVE_OFFSET - RESERVE_DEPTH_STEP * depth + score

@@ -26,6 +26,11 @@ TOPIC_STRATEGY = "best_first"
 # How many irrelevant pages in a row whose every link is followed; past them, only links whose
 # anchor, context or URL mention the topic are.
 TOPIC_TUNNEL_DEPTH = 2
+# In a crawl with a budget (CLOSESPIDER_PAGECOUNT, _ITEMCOUNT, _TIMEOUT, _PAGECOUNT_NO_ITEM or
+# _TIMEOUT_NO_ITEM), the links past the tunnel are queued behind every other link instead of
+# dropped: a crawl that runs out of links that mention the topic spends the rest of its budget
+# on them, breadth-first. Without a budget the crawl ends there.
+TOPIC_TUNNEL_RESERVE = True
 # Term weighting of page vectors: "tf" (sublinear term frequency) or "tfidf"
 # (idf learned from the pages seen so far in this crawl).
 TOPIC_WEIGHTING = "tf"

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from scrapy.exceptions import NotConfigured
 
-from topicspider.pqueues import SCORE_KEY, score_of
+from topicspider.pqueues import RESERVE_KEY, SCORE_KEY, lowered, score_of
 from topicspider.sentlinks import make_room
 
 if TYPE_CHECKING:
@@ -77,13 +77,14 @@ class SiblingDemotionMiddleware:
 
     def process_request(self, request: Request) -> Request | None:
         siblings = getattr(self.crawler.spider, "siblings", None)
-        if siblings is None:
+        # The reserve is taken breadth-first, after everything else, already.
+        if siblings is None or request.meta.get(RESERVE_KEY):
             return None
         factor = siblings.factor(request.meta.get(PARENT_KEY))
         applied = request.meta.get(DEMOTED_KEY, 1.0)
         if factor >= applied:
             return None
         self.crawler.stats.inc_value("topic/demoted")
-        score = score_of(request) * factor / applied
+        score = lowered(score_of(request), factor / applied)
         meta = {**request.meta, SCORE_KEY: score, DEMOTED_KEY: factor}
         return request.replace(dont_filter=True, meta=meta)

@@ -24,7 +24,7 @@ from topicspider.hostcap import HostFull
 from topicspider.importance import Opic
 from topicspider.items import PageItem
 from topicspider.keywords import KeywordVector, load_keywords
-from topicspider.pqueues import LINKS_QUEUED_KEY, SCORE_KEY
+from topicspider.pqueues import LINKS_QUEUED_KEY, RESERVE_KEY, SCORE_KEY
 from topicspider.redis.connection import get_client, key_prefix
 from topicspider.redis.crawl import check_settings
 from topicspider.redis.learning import Learner, LearningSync
@@ -39,6 +39,7 @@ from topicspider.relevance import (
     BestFirst,
     LinkCandidate,
     Strategy,
+    reserve_score,
 )
 from topicspider.robotsmeta import NOFOLLOW, NOINDEX, header_directives
 from topicspider.seeds import load_seeds
@@ -70,6 +71,8 @@ LINEAGE_KEY = "topic_lineage"
 FEATURES_KEY = "topic_features"
 #: A table of contents is about the topic when at least this share of its link text is.
 TOPICAL_HUB_SHARE = 0.5
+#: The ``CLOSESPIDER_*`` settings that give a crawl a budget (not ``_ERRORCOUNT``).
+BUDGETS = ("PAGECOUNT", "ITEMCOUNT", "TIMEOUT", "PAGECOUNT_NO_ITEM", "TIMEOUT_NO_ITEM")
 
 
 _CONTROL_BYTES = bytes([*range(9), *range(14, 32)])
@@ -170,6 +173,10 @@ class TopicSpider(Spider):
         settings = crawler.settings
         self.threshold = threshold_from_settings(settings)
         self.tunnel_depth = settings.getint("TOPIC_TUNNEL_DEPTH")
+        # Only a budget ends a crawl that would otherwise go on through all its reserve.
+        self.tunnel_reserve = settings.getbool("TOPIC_TUNNEL_RESERVE") and any(
+            settings.getfloat(f"CLOSESPIDER_{budget}") > 0 for budget in BUDGETS
+        )
         self.parent_decay = settings.getfloat("TOPIC_PARENT_DECAY")
         self.hub_link_ratio = settings.getfloat("TOPIC_HUB_LINK_RATIO")
         self.drop_noise_urls = settings.getbool("TOPIC_DROP_NOISE_URLS")
@@ -404,26 +411,30 @@ class TopicSpider(Spider):
                 for score, _, link, follow in links
             ],
         )
-        known = 0
+        known = reserved = 0
         for score, features, link, follow in links:
             if not follow:
-                continue
+                if not self.tunnel_reserve:
+                    continue
+                score = reserve_score(score, depth + 1)
             if not self.sent_links.fresh(link.url, score, depth + 1):
                 known += 1
                 continue
-            yield Request(
-                link.url,
-                errback=self.failed,
-                meta={
-                    SCORE_KEY: score,
-                    TUNNEL_KEY: tunnel,
-                    LINEAGE_KEY: lineage,
-                    PARENT_KEY: response.url,
-                    FEATURES_KEY: features,
-                },
-            )
+            meta = {
+                SCORE_KEY: score,
+                TUNNEL_KEY: tunnel,
+                LINEAGE_KEY: lineage,
+                PARENT_KEY: response.url,
+                FEATURES_KEY: features,
+            }
+            if not follow:
+                reserved += 1
+                meta[RESERVE_KEY] = True
+            yield Request(link.url, errback=self.failed, meta=meta)
         if known:
             stats.inc_value("topic/links_known", known)
+        if reserved:
+            stats.inc_value("topic/reserved", reserved)
 
     def _robots(self, response: TextResponse, page: PageAnalysis) -> frozenset[str]:
         """What the page's robots tags and its ``X-Robots-Tag`` headers forbid."""
