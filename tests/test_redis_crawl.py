@@ -163,10 +163,6 @@ def fetched_paths(access_log: Path) -> list[str]:
     return [path for path in paths if path != "/robots.txt"]
 
 
-def crawl_exists(redis: RedisServer, crawl_id: str) -> bool:
-    return bool(redis.client().exists(f"topicspider:{crawl_id}:meta"))
-
-
 def registered(redis: RedisServer, crawl_id: str) -> int:
     """Workers that have joined the crawl and hold a lease."""
     return redis.client().zcard(f"topicspider:{crawl_id}:workers")
