@@ -9,6 +9,8 @@ how many fetched on-topic pages were stored.
 
 ``--variant NAME:SETTING=VALUE[,...]`` (or ``--variants`` with JSON) adds runs of the first
 strategy with other settings, so one table and one plot (``report/eval.png``) compare them.
+``--learn N`` crawls every labelled topic with a keyword file that ``scrapy keywords`` learned
+from N of its labelled pages instead of the topics file's (``evaluation/learn.py``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from urllib.parse import urlsplit
 
 from demo.crawl import SCRAPY, topic_args
 from demo.site import serve
+from evaluation.learn import learn_keywords
 from evaluation.plot import plot
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -244,6 +247,12 @@ def main(argv: list[str] | None = None) -> int:
         metavar="JSON",
         help='variants as JSON or a JSON file: {"NAME": {"SETTING": value, ...}, ...}',
     )
+    parser.add_argument(
+        "--learn",
+        type=int,
+        metavar="N",
+        help="crawl every labelled topic with keywords learned from N of its labelled pages",
+    )
     args = parser.parse_args(argv)
     variants = args.variants + [v for variant_set in args.variant_sets for v in variant_set]
     strategies = args.strategies.split(",")
@@ -253,7 +262,10 @@ def main(argv: list[str] | None = None) -> int:
 
     sites_dir = Path(args.sites)
     labels = json.loads(Path(args.labels or sites_dir / "labels.json").read_text("utf-8"))
-    topics = json.loads(Path(args.topics).read_text("utf-8"))
+    if args.learn:
+        topics = {site: dict.fromkeys(found["topics"]) for site, found in labels.items()}
+    else:
+        topics = json.loads(Path(args.topics).read_text("utf-8"))
     planned = runs(strategies, variants)
     chosen = {
         site: site_topics
@@ -262,10 +274,18 @@ def main(argv: list[str] | None = None) -> int:
     }
     if not chosen:
         parser.error(f"{args.topics} gives keywords for none of the labelled topics")
+    out = Path(args.out)
     results: list[Result] = []
     for site, site_topics in chosen.items():
         site_labels = labels[site]
-        server, base = serve(sites_dir / site_labels.get("root", site))
+        root = sites_dir / site_labels.get("root", site)
+        if args.learn:
+            learned = out.parent / f"{out.stem}-keywords" / site
+            for topic in site_topics:
+                topics[site][topic] = str(
+                    learn_keywords(root, site_labels, topic, args.learn, learned, ROOT)
+                )
+        server, base = serve(root)
         try:
             jobs = [
                 (
@@ -288,7 +308,6 @@ def main(argv: list[str] | None = None) -> int:
             server.shutdown()
     report = table(results, args.budget)
     print(report)
-    out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(report + "\n", "utf-8")
     out.with_suffix(".json").write_text(

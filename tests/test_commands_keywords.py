@@ -134,6 +134,61 @@ def test_a_folder_without_background_uses_jiebas_idf(site, tmp_path):
     assert list(parse_keyword_file(out).weights) == terms
 
 
+def test_terms_are_written_as_the_samples_spell_them(tmp_path):
+    samples, other = tmp_path / "samples", tmp_path / "other"
+    samples.mkdir()
+    other.mkdir()
+    (samples / "a.html").write_text(
+        "<title>Browser caches</title><p>Cookies and caches: a browser keeps cookies for "
+        "each server. 代理服务器缓存网页。</p>",
+        "utf-8",
+    )
+    (samples / "b.html").write_text(
+        "<title>HTTP cookies</title><p>A server sets cookies; caches keep pages. "
+        "服务器设置缓存。</p>",
+        "utf-8",
+    )
+    (other / "c.html").write_text("<p>Recipes for the oven. 菜谱和烹饪。</p>", "utf-8")
+    result = scrapy_keywords(samples, "--top", "12", "--background", other)
+    assert result.returncode == 0, result.stderr[-2000:]
+    terms = terms_of(result.stdout)
+    assert {"cookies", "caches", "服务器", "代理服务器"} <= set(terms), terms
+    assert not {"cooky", "cach", "务器", "服务"} & set(terms), terms  # 服务 is never a word here
+    out = tmp_path / "web.txt"
+    out.write_text(result.stdout, "utf-8")
+    assert {"cooky", "cach", "服务器"} <= set(parse_keyword_file(out).weights)
+
+
+def sidebar(name: str) -> str:
+    """A site's table of contents in a plain ``div``, as Texinfo and most templates write it."""
+    entries = "".join(
+        f'<div><a href="/book/{name}-{n}.html">{name.title()} ensembles, part {n}</a></div>'
+        for n in range(45)
+    )
+    return f'<div class="contents">{entries}</div>'
+
+
+def test_a_sidebar_every_sample_shows_gives_no_keyword(tmp_path):
+    """The samples come from one part of a site and the background from another, with
+    another sidebar: the samples' sidebar is on each of them, the background has none of
+    its words, and it would make them the best keywords."""
+    samples, other = tmp_path / "samples", tmp_path / "other"
+    samples.mkdir()
+    other.mkdir()
+    football = ["The league match ended with a late goal.", "The coach praised the club's goal."]
+    for n, text in enumerate(football):
+        page = f"<title>Match report</title><body>{sidebar('vocal')}<p>{text}</p></body>"
+        (samples / f"{n}.html").write_text(page, "utf-8")
+    for n, text in enumerate(["Stir the sauce over a low flame.", "Bake the bread for an hour."]):
+        page = f"<title>Recipe</title><body>{sidebar('kitchen')}<p>{text}</p></body>"
+        (other / f"{n}.html").write_text(page, "utf-8")
+    result = scrapy_keywords(samples, "--top", "8", "--background", other)
+    assert result.returncode == 0, result.stderr[-2000:]
+    terms = terms_of(result.stdout)
+    assert {"goal", "match"} <= set(terms), terms
+    assert not {"vocal", "ensembles", "part"} & set(terms), terms
+
+
 def closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

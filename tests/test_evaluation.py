@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from evaluation.learn import choose_pages, learn_keywords, site_pages
 from evaluation.plot import plot, recall_curve
 from evaluation.run import Result, parse_variant, parse_variants, planned_topics, runs, table
-from topicspider.keywords import load_keywords
+from topicspider.keywords import load_keywords, parse_keyword_file
 
 
 def result(site: str, topic: str, strategy: str, hits: list[bool], variant: str = "") -> Result:
@@ -113,3 +114,28 @@ def test_a_topics_file_naming_one_topic_runs_that_topic_alone():
     }
     topics = {"docs": {"concurrency": "concurrency"}}
     assert planned_topics(labels, topics) == {"docs": ["concurrency"], "手册": []}
+
+
+def test_keywords_are_learned_from_labelled_pages_against_pages_off_every_label(site, tmp_path):
+    """``--learn``: the samples are pages of the topic, the background pages of no topic,
+    drawn the same way each run, and ``scrapy keywords`` makes a file the crawler loads."""
+    cooking = sorted(page for page in site.pages if page.startswith("/cooking/"))
+    labels = {
+        "seed": site.seed_path,
+        "topics": {"football": sorted(site.on_topic), "cooking": cooking},
+    }
+    pages = site_pages(site.root)
+    assert set(site.on_topic) <= set(pages)
+    chosen, background = choose_pages(pages, labels, "football", 3)
+    assert len(chosen) == 3
+    assert set(chosen) <= site.on_topic
+    assert len(background) == min(20, len(set(pages) - site.on_topic - set(cooking)))
+    assert not set(background) & (site.on_topic | set(cooking))
+    assert choose_pages(pages, labels, "football", 3) == (chosen, background)
+    out = learn_keywords(site.root, labels, "football", 3, tmp_path / "learned", EVALUATION.parent)
+    assert out.parent == tmp_path / "learned"
+    vector = parse_keyword_file(out)
+    assert len(vector.weights) == 20
+    football = {"足球", "球队", "比赛", "联赛", "球员", "football", "league", "coach", "player"}
+    assert len(football & set(vector.weights)) >= 4, vector.weights
+    assert not {"菜谱", "烹饪", "recipe"} & set(vector.weights), vector.weights

@@ -12,12 +12,16 @@ from topicspider.extraction import (
     html_terms,
     rank_terms,
     scale_weights,
+    spell,
     term_counts,
+    with_subwords,
 )
+from topicspider.text import subwords
 
 
 def test_terms_are_counted_as_the_crawler_counts_them():
-    counts = term_counts("足球比赛", "Football leagues and the match", title_weight=3.0)
+    page = term_counts("足球比赛", "Football leagues and the match", title_weight=3.0)
+    counts = with_subwords(page, {"足球"}).counts
     assert counts["足球比赛"] == 3.0
     assert counts["足球"] == 3.0  # a sub-word of the compound, as the crawler scores it
     assert counts["league"] == 1.0  # English plurals folded
@@ -25,15 +29,35 @@ def test_terms_are_counted_as_the_crawler_counts_them():
     assert all(len(term) > 1 for term in counts)
 
 
+def test_pieces_of_words_are_not_terms():
+    """jieba's dictionary holds 务器 and 据库, pieces of 服务器 and 数据库 no text uses alone."""
+    assert "务器" in subwords("服务器")
+    assert "据库" in subwords("数据库")
+    page = term_counts("", "代理服务器和数据库服务器；数据很多")
+    counts = with_subwords(page, page.counts.keys()).counts
+    assert counts["服务器"] == 2
+    assert counts["数据"] == 2  # a word of its own here, and inside 数据库
+    assert not {"务器", "据库", "服务"} & counts.keys()
+
+
+def test_terms_are_written_as_the_samples_spell_them():
+    pages = [
+        term_counts("Cookies", "HTTP cookies: a cookie jar, two caches and one cache"),
+        term_counts("", "The cache holds cookies"),
+    ]
+    ranked = [("cooky", 3.0), ("cach", 2.0), ("http", 1.0), ("足球", 0.5)]
+    assert spell(ranked, pages) == [("cookies", 3.0), ("cache", 2.0), ("http", 1.0), ("足球", 0.5)]
+
+
 def test_html_terms_decode_any_charset_and_skip_scripts():
     page = "<title>足球</title><body><p>球队赢了比赛</p><script>var x</script></body>"
-    counts = html_terms(page.encode("gbk"), "http://127.0.0.1/a.html")
+    counts = html_terms(page.encode("gbk"), "http://127.0.0.1/a.html").counts
     assert counts["足球"] == 3.0
     assert counts["球队"] == 1.0
     assert "var" not in counts
     xml = '<?xml version="1.0" encoding="utf-8"?><html><body>league</body></html>'
-    assert html_terms(xml.encode(), "http://127.0.0.1/b.html") == Counter(league=1.0)
-    assert html_terms(b"   ", "http://127.0.0.1/c.html") == Counter()
+    assert html_terms(xml.encode(), "http://127.0.0.1/b.html").counts == Counter(league=1.0)
+    assert not html_terms(b"   ", "http://127.0.0.1/c.html")
 
 
 def test_background_idf_rules_out_words_found_on_every_off_topic_page():

@@ -2,10 +2,11 @@
 
 Pages are counted exactly as the crawler counts them (same tokenizer, sub-words of
 Chinese compounds, the title weighted against the body) so that an extracted term is
-one the crawler can match. Terms are ranked by tf-idf summed over the samples: tf is
-a term's share of one sample, so every sample weighs the same; idf comes from
-background (off-topic) pages when there are some, otherwise from jieba's bundled idf
-table for Chinese terms and from the samples themselves for other terms.
+one the crawler can match; it is written as the samples spell it. Terms are ranked by
+tf-idf summed over the samples: tf is a term's share of one sample, so every sample
+weighs the same; idf comes from background (off-topic) pages when there are some,
+otherwise from jieba's bundled idf table for Chinese terms and from the samples
+themselves for other terms.
 """
 
 from __future__ import annotations
@@ -13,19 +14,32 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass, field
 
 from topicspider.charset import decode
-from topicspider.text import extract_page, parse_html, subwords, tokenize
+from topicspider.text import (
+    SeenRegions,
+    extract_page,
+    parse_html,
+    spelled_tokens,
+    subwords,
+    tokenize,
+)
 
 __all__ = [
+    "PageTerms",
+    "RegionTally",
+    "RepeatedRegions",
     "background_idf",
     "default_idf",
     "html_terms",
     "rank_terms",
     "scale_weights",
+    "spell",
     "term_counts",
     "text_terms",
+    "with_subwords",
 ]
 
 #: A term's inverse document frequency.
@@ -34,29 +48,83 @@ Idf = Callable[[str], float]
 _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
-def term_counts(title: str, body: str, *, title_weight: float = 3.0) -> Counter[str]:
-    """A page's terms as the crawler counts them: tokens plus the dictionary words inside
-    Chinese compounds, the title counting ``title_weight`` times the body. Single
+@dataclass(frozen=True)
+class PageTerms:
+    """A page's tokens as the crawler counts them, and how the page spells them."""
+
+    counts: Counter[str]
+    #: ``(token, word)``: the words of other scripts than Chinese, as written.
+    spellings: Counter[tuple[str, str]] = field(default_factory=Counter)
+
+    def __bool__(self) -> bool:
+        return bool(self.counts)
+
+
+def term_counts(title: str, body: str, *, title_weight: float = 3.0) -> PageTerms:
+    """A page's tokens, the title counting ``title_weight`` times the body. Single
     characters are left out: they match too much to be keywords."""
     counts: Counter[str] = Counter()
+    spellings: Counter[tuple[str, str]] = Counter()
     for text, weight in ((body, 1.0), (title, title_weight)):
         for token in tokenize(text):
-            for term in (token, *subwords(token)):
-                if len(term) > 1:
-                    counts[term] += weight
-    return counts
+            if len(token) > 1:
+                counts[token] += weight
+        spellings.update(spelled_tokens(text))
+    return PageTerms(counts, spellings)
+
+
+def with_subwords(page: PageTerms, words: Collection[str]) -> PageTerms:
+    """The page with the dictionary words inside its Chinese compounds counted too, as the
+    crawler counts them (足球 in 足球比赛), those among ``words`` only: jieba's dictionary
+    also holds pieces of words (务器 in 服务器, 据库 in 数据库) that no sample uses alone."""
+    counts = page.counts.copy()
+    for token, count in page.counts.items():
+        for word in subwords(token):
+            if word in words:
+                counts[word] += count
+    return PageTerms(counts, page.spellings)
+
+
+class RegionTally:
+    """On how many of the pages read each large link region is (a first reading of them)."""
+
+    def __init__(self) -> None:
+        self.pages: Counter[tuple[int, int]] = Counter()
+
+    def seen(self, regions: list[tuple[int, int]]) -> list[bool]:
+        self.pages.update(set(regions))
+        return [False] * len(regions)
+
+
+class RepeatedRegions:
+    """The link regions that two or more of the pages have, a site's sidebar: left out of
+    each of them, the first one too, where the crawler's memory leaves it in the first page
+    it sees. Samples and background pages of one site all show it; kept in, its chapter
+    names would be the samples' keywords wherever the background has another sidebar."""
+
+    def __init__(self, tally: RegionTally) -> None:
+        self.pages = tally.pages
+
+    def seen(self, regions: list[tuple[int, int]]) -> list[bool]:
+        return [self.pages[region] > 1 for region in regions]
 
 
 def html_terms(
-    data: bytes, url: str, content_type: str | None = None, *, title_weight: float = 3.0
-) -> Counter[str]:
-    """Terms of an HTML page's title and visible body, whatever its encoding."""
+    data: bytes,
+    url: str,
+    content_type: str | None = None,
+    *,
+    title_weight: float = 3.0,
+    regions: SeenRegions | None = None,
+) -> PageTerms:
+    """Terms of an HTML page's title and visible body, whatever its encoding, without the
+    link regions ``regions`` says were seen."""
     _, markup = decode(data, content_type)
-    page = extract_page(parse_html(markup), url)
+    page = extract_page(parse_html(markup), url, memory=regions)
     return term_counts(page.title, page.body, title_weight=title_weight)
 
 
-def text_terms(data: bytes) -> Counter[str]:
+def text_terms(data: bytes) -> PageTerms:
     """Terms of a plain-text sample."""
     return term_counts("", decode(data, "text/plain")[1])
 
@@ -118,3 +186,16 @@ def scale_weights(ranked: list[tuple[str, float]], best: float = 3.0) -> list[tu
         return []
     top = ranked[0][1]
     return [(term, max(round(best * score / top, 1), 0.1)) for term, score in ranked]
+
+
+def spell(ranked: list[tuple[str, float]], pages: Iterable[PageTerms]) -> list[tuple[str, float]]:
+    """Each term as the pages most often write it: the tokenizer folds plurals
+    (``cookies`` → ``cooky``, ``caches`` → ``cach``), a keyword file is read by people.
+    Either form reads back as the same term."""
+    spellings: Counter[tuple[str, str]] = Counter()
+    for page in pages:
+        spellings.update(page.spellings)
+    best: dict[str, tuple[float, str]] = {}
+    for (token, word), count in spellings.items():
+        best[token] = max(best.get(token, (0, token)), (count, word))
+    return [(best.get(term, (0, term))[1], weight) for term, weight in ranked]

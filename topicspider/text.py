@@ -10,10 +10,10 @@ import functools
 import logging
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from importlib import resources
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 from urllib.parse import unquote, urljoin, urlsplit
 
 try:  # the same segmenter and dictionary in C++, about six times faster
@@ -30,12 +30,14 @@ __all__ = [
     "LinkContext",
     "PageText",
     "RegionMemory",
+    "SeenRegions",
     "add_terms",
     "extract_page",
     "link_url",
     "mentions",
     "normalize_term",
     "parse_html",
+    "spelled_tokens",
     "subwords",
     "tokenize",
     "url_words",
@@ -234,6 +236,14 @@ def tokenize(text: str) -> list[str]:
         elif word := _keep(match.group()):
             tokens.append(word)
     return tokens
+
+
+def spelled_tokens(text: str) -> Iterator[tuple[str, str]]:
+    """``(token, word)`` for each word outside the Chinese runs, as the text spells it:
+    a folded token (``cooky``) can be shown as a person wrote it (``cookies``)."""
+    for match in _RUNS.finditer(text.lower()):
+        if match.lastgroup == "word" and (token := _keep(word := match.group())):
+            yield token, word
 
 
 def mentions(words: Iterable[str]) -> re.Pattern[str]:
@@ -462,7 +472,7 @@ def _links(
     encoding: str,
     context_chars: int,
     noise_ratio: float,
-    memory: RegionMemory | None,
+    memory: SeenRegions | None,
 ) -> tuple[list[LinkContext], set[etree._Element], int]:
     """Every link with its context; the regions every page of the site repeats, menus
     (blocks of short links and little else), sidebar tables of contents and, with a
@@ -545,6 +555,11 @@ def _find_links(
     return found, blocks, urls.values()
 
 
+class SeenRegions(Protocol):
+    def seen(self, regions: list[tuple[int, int]]) -> list[bool]:
+        """Whether each of a page's large link regions is to be left out as a sidebar."""
+
+
 class RegionMemory:
     """The large link regions of the pages analyzed so far, by the links they hold.
 
@@ -572,7 +587,7 @@ def _repeated(
     navigation: set[etree._Element],
     away: Counter[etree._Element],
     away_sum: Counter[etree._Element],
-    memory: RegionMemory,
+    memory: SeenRegions,
 ) -> set[etree._Element]:
     """The regions whose navigation blocks link to :data:`SIDEBAR_LINKS` other pages, with
     the same anchors, as a region of another page did (see :class:`RegionMemory`). Summed
@@ -612,7 +627,7 @@ def extract_page(
     context_chars: int = 60,
     max_chars: int = 20000,
     noise_ratio: float = 0.25,
-    memory: RegionMemory | None = None,
+    memory: SeenRegions | None = None,
     page_url: str | None = None,
 ) -> PageText:
     """Title, visible body text (capped) and every link, in page order, keyed by its URL

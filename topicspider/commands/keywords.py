@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.error import HTTPError, URLError
@@ -17,13 +16,19 @@ from w3lib.url import safe_url_string
 from topicspider.addon import TopicSpiderAddon
 from topicspider.exceptions import SourceError, TopicSpiderError
 from topicspider.extraction import (
+    PageTerms,
+    RegionTally,
+    RepeatedRegions,
     background_idf,
     default_idf,
     html_terms,
     rank_terms,
     scale_weights,
+    spell,
     text_terms,
+    with_subwords,
 )
+from topicspider.text import SeenRegions
 
 if TYPE_CHECKING:
     import argparse
@@ -33,49 +38,63 @@ SAMPLE_SUFFIXES = (".html", ".htm", ".txt")
 
 
 class PageReader:
-    """Sample pages from a source: a URL (fetched once, no link is followed), an HTML or
-    text file, or a folder of them; each page as the crawler would count its terms."""
+    """Sample pages from a source: a URL (fetched once, no link is followed, however often
+    it is read), an HTML or text file, or a folder of them; each page as the crawler would
+    count its terms, without the link regions ``regions`` says were seen."""
 
     def __init__(self, *, title_weight: float, timeout: float, user_agent: str, max_size: int):
         self.title_weight = title_weight
         self.timeout = timeout
         self.user_agent = user_agent
         self.max_size = max_size
+        self._fetched: dict[str, tuple[bytes, str, str]] = {}
 
-    def read(self, source: str) -> list[Counter[str]]:
+    def read(self, source: str, regions: SeenRegions) -> list[PageTerms]:
         scheme = urlsplit(source).scheme.lower()
         if scheme in ("http", "https"):
-            return [self._nonempty(source, self._fetch(source))]
+            return [self._nonempty(source, self._url(source, regions))]
         if "://" in source:
             raise SourceError(f"{source}: not an http(s) URL")
         path = Path(source).expanduser()
         if path.is_dir():
-            return self._folder(path)
+            return self._folder(path, regions)
         if path.is_file():
-            return [self._nonempty(source, self._file(path))]
+            return [self._nonempty(source, self._file(path, regions))]
         raise SourceError(f"{source}: no such file or folder, and not an http(s) URL")
 
-    def _folder(self, folder: Path) -> list[Counter[str]]:
+    def _folder(self, folder: Path, regions: SeenRegions) -> list[PageTerms]:
         files = sorted(
             p for p in folder.rglob("*") if p.suffix.lower() in SAMPLE_SUFFIXES and p.is_file()
         )
         if not files:
             raise SourceError(f"{folder}: no {', '.join(SAMPLE_SUFFIXES)} files in the folder")
-        pages = [terms for terms in map(self._file, files) if terms]
+        pages = [terms for terms in (self._file(file, regions) for file in files) if terms]
         if not pages:
             raise SourceError(f"{folder}: none of its {len(files)} files has any text")
         return pages
 
-    def _file(self, path: Path) -> Counter[str]:
+    def _file(self, path: Path, regions: SeenRegions) -> PageTerms:
         try:
             data = path.read_bytes()
         except OSError as exc:
             raise SourceError(f"{path}: cannot read: {exc.strerror}") from None
         if path.suffix.lower() == ".txt":
             return text_terms(data)
-        return html_terms(data, path.resolve().as_uri(), title_weight=self.title_weight)
+        uri = path.resolve().as_uri()
+        return html_terms(data, uri, title_weight=self.title_weight, regions=regions)
 
-    def _fetch(self, url: str) -> Counter[str]:
+    def _url(self, url: str, regions: SeenRegions) -> PageTerms:
+        if url not in self._fetched:
+            self._fetched[url] = self._fetch(url)
+        data, final_url, content_type = self._fetched[url]
+        if content_type == "text/plain":
+            return text_terms(data)
+        return html_terms(
+            data, final_url, content_type, title_weight=self.title_weight, regions=regions
+        )
+
+    def _fetch(self, url: str) -> tuple[bytes, str, str]:
+        """The page's bytes, final URL and content type (``text/plain`` for plain text)."""
         request = Request(  # noqa: S310 - the caller allows http(s) only
             safe_url_string(url), headers={"User-Agent": self.user_agent}
         )
@@ -94,13 +113,13 @@ class PageReader:
             raise SourceError(f"{url}: larger than DOWNLOAD_MAXSIZE ({self.max_size} bytes)")
         media_type = content_type.split(";", 1)[0].strip().lower()
         if media_type == "text/plain":
-            return text_terms(data)
+            return data, final_url, media_type
         if "html" not in media_type:
             raise SourceError(f"{url}: not an HTML or text page ({media_type})")
-        return html_terms(data, final_url, content_type, title_weight=self.title_weight)
+        return data, final_url, content_type
 
     @staticmethod
-    def _nonempty(source: str, terms: Counter[str]) -> Counter[str]:
+    def _nonempty(source: str, terms: PageTerms) -> PageTerms:
         if not terms:
             raise SourceError(f"{source}: no text")
         return terms
@@ -177,15 +196,22 @@ class Command(ScrapyCommand):
             user_agent=settings.get("USER_AGENT"),
             max_size=settings.getint("DOWNLOAD_MAXSIZE"),
         )
-        samples = [page for source in sources for page in reader.read(source)]
+        tally = RegionTally()
+        for source in [*sources, *background]:
+            reader.read(source, tally)
+        repeated = RepeatedRegions(tally)
+        samples = [page for source in sources for page in reader.read(source, repeated)]
+        words = set().union(*(page.counts for page in samples))
+        samples = [with_subwords(page, words) for page in samples]
+        counts = [page.counts for page in samples]
         if background:
-            others = [page for source in background for page in reader.read(source)]
-            idf = background_idf(others)
+            others = [page for source in background for page in reader.read(source, repeated)]
+            idf = background_idf(with_subwords(page, words).counts for page in others)
             idf_from = f"idf from {len(others)} background pages ({_listing(background)})"
         else:
-            idf = default_idf(samples)
+            idf = default_idf(counts)
             idf_from = "idf from jieba's table (Chinese) and the samples (other terms)"
-        weights = scale_weights(rank_terms(samples, idf, top))
+        weights = scale_weights(spell(rank_terms(counts, idf, top), samples))
         if not weights:
             raise SourceError(
                 "no term sets the samples apart from the background: every word of the "
