@@ -48,6 +48,9 @@ def test_english_plurals_meet_their_singulars():
         ("hashes", "hash"),
         ("caches", "cache"),
         ("databases", "database"),
+        ("cookies", "cookie"),
+        ("movies", "movie"),
+        ("goalies", "goalie"),
     ]
     for plural, singular in pairs:
         assert tokenize(plural) == tokenize(singular), (plural, singular)

@@ -195,7 +195,8 @@ _NOT_PLURALS = frozenset({"https", "news"})
 def _fold_english(word: str) -> str:
     """Fold English plurals so 'protocols' meets 'protocol' and 'indexes' 'index' (both
     sides use this). A singular in -che loses its e, as its plural loses -es: 'cache' and
-    'caches' both become 'cach', as 'match' and 'matches' become 'match'."""
+    'caches' both become 'cach', as 'match' and 'matches' become 'match'. A singular in
+    -ie ends in -y, as its plural in -ies does: 'cookie' and 'cookies' become 'cooky'."""
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 4 and word.endswith(("sses", "xes", "shes", "ches")):
@@ -209,6 +210,8 @@ def _fold_english(word: str) -> str:
         return word[:-1]
     if len(word) > 4 and word.endswith("che"):
         return word[:-1]
+    if len(word) > 4 and word.endswith("ie"):
+        return word[:-2] + "y"
     return word
 
 
