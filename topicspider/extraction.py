@@ -15,7 +15,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from topicspider.charset import decode
 from topicspider.text import (
@@ -54,7 +54,7 @@ class PageTerms:
 
     counts: Counter[str]
     #: ``(token, word)``: the words of other scripts than Chinese, as written.
-    spellings: Counter[tuple[str, str]] = field(default_factory=Counter)
+    spellings: Counter[tuple[str, str]]
 
     def __bool__(self) -> bool:
         return bool(self.counts)
