@@ -47,10 +47,11 @@ def choose_pages(
 
 
 def learn_keywords(
-    root: Path, labels: dict, topic: str, samples: int, out_dir: Path, cwd: Path
+    root: Path, pages: list[str], labels: dict, topic: str, samples: int, out_dir: Path, cwd: Path
 ) -> Path:
-    """Run ``scrapy keywords`` on the chosen pages; the keyword file it wrote."""
-    chosen, background = choose_pages(site_pages(root), labels, topic, samples)
+    """Run ``scrapy keywords`` on pages chosen among ``pages`` (:func:`site_pages`, walked
+    once per site); the keyword file it wrote."""
+    chosen, background = choose_pages(pages, labels, topic, samples)
     out = out_dir / f"{re.sub(r'[^0-9A-Za-z一-鿿]+', '-', topic).strip('-')}.txt"
     out.parent.mkdir(parents=True, exist_ok=True)
     command = [*SCRAPY, "keywords", *_files(root, chosen), "--background"]

@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 
 from demo.crawl import SCRAPY, topic_args
 from demo.site import serve
-from evaluation.learn import learn_keywords
+from evaluation.learn import learn_keywords, site_pages
 from evaluation.plot import plot
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -281,9 +281,10 @@ def main(argv: list[str] | None = None) -> int:
         root = sites_dir / site_labels.get("root", site)
         if args.learn:
             learned = out.parent / f"{out.stem}-keywords" / site
+            pages = site_pages(root)
             for topic in site_topics:
                 topics[site][topic] = str(
-                    learn_keywords(root, site_labels, topic, args.learn, learned, ROOT)
+                    learn_keywords(root, pages, site_labels, topic, args.learn, learned, ROOT)
                 )
         server, base = serve(root)
         try:

@@ -132,7 +132,9 @@ def test_keywords_are_learned_from_labelled_pages_against_pages_off_every_label(
     assert len(background) == min(20, len(set(pages) - site.on_topic - set(cooking)))
     assert not set(background) & (site.on_topic | set(cooking))
     assert choose_pages(pages, labels, "football", 3) == (chosen, background)
-    out = learn_keywords(site.root, labels, "football", 3, tmp_path / "learned", EVALUATION.parent)
+    out = learn_keywords(
+        site.root, pages, labels, "football", 3, tmp_path / "learned", EVALUATION.parent
+    )
     assert out.parent == tmp_path / "learned"
     vector = parse_keyword_file(out)
     assert len(vector.weights) == 20
