@@ -2,6 +2,8 @@
 
 Each strategy or setting variant is one colour; harvest rate is the solid line, recall the
 dashed one, so a variant that finds on-topic pages sooner shows as a curve that rises earlier.
+The dotted black line is the ceiling: the harvest rate of a crawler that knew the labels and
+the link graph.
 """
 
 from __future__ import annotations
@@ -67,6 +69,8 @@ def plot(results: Sequence[Result], path: Path) -> None:
         figure = Figure(figsize=(5 * columns, 3.4 * rows + 0.8), layout="constrained")
         grid = figure.subplots(rows, columns, squeeze=False, sharey=True)
         for axes, ((site, topic), group) in zip(grid.flat, panels.items(), strict=False):
+            best = group[0].ceiling
+            axes.plot(np.arange(1, len(best) + 1), best, color="black", linestyle=":")
             for result in group:
                 fetched = np.arange(1, len(result.curve) + 1)
                 colour = colours[result.label]
@@ -84,6 +88,7 @@ def plot(results: Sequence[Result], path: Path) -> None:
         handles += [
             Line2D([], [], color="black", label="harvest rate"),
             Line2D([], [], color="black", linestyle="--", label="recall"),
+            Line2D([], [], color="black", linestyle=":", label="ceiling"),
         ]
         figure.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 6))
         figure.savefig(path, dpi=100)

@@ -3,9 +3,10 @@
 Each site folder is served on 127.0.0.1; every (topic, strategy) pair is one
 ``scrapy crawl topic`` run with a page budget and a fetch log. Harvest rate is
 the share of labelled on-topic pages among the first N pages fetched; recall
-is the share of the topic's labelled pages found within that budget. The
-threshold is judged too: how many stored pages are on topic (precision) and
-how many fetched on-topic pages were stored.
+is the share of the topic's labelled pages found within that budget; the ceiling
+is the harvest rate of a crawler that knew the labels and the link graph
+(``evaluation/oracle.py``). The threshold is judged too: how many stored pages
+are on topic (precision) and how many fetched on-topic pages were stored.
 
 ``--variant NAME:SETTING=VALUE[,...]`` (or ``--variants`` with JSON) adds runs of the first
 strategy with other settings, so one table and one plot (``report/eval.png``) compare them.
@@ -30,6 +31,7 @@ from urllib.parse import urlsplit
 from demo.crawl import SCRAPY, topic_args
 from demo.site import serve
 from evaluation.learn import learn_keywords, site_pages
+from evaluation.oracle import LinkGraph, best_order
 from evaluation.plot import plot
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,6 +51,8 @@ class Result:
     fetched_on_topic: list[str]
     curve: list[float]
     pages: list[dict]
+    #: The harvest curve of a crawler that knew the labels and the link graph.
+    ceiling: list[float]
     #: The setting variant this run used; empty for a plain strategy run.
     variant: str = ""
 
@@ -59,6 +63,15 @@ class Result:
     @property
     def harvest(self) -> float:
         return self.on_topic / self.budget
+
+    @property
+    def ceiling_harvest(self) -> float:
+        return self.ceiling[-1] if self.ceiling else 0.0
+
+    @property
+    def of_ceiling(self) -> float | None:
+        """Harvest rate as a share of the ceiling's (none where the ceiling is 0)."""
+        return self.harvest / self.ceiling_harvest if self.ceiling_harvest else None
 
     @property
     def recall(self) -> float:
@@ -106,14 +119,12 @@ def evaluate(
     variant: str,
     budget: int,
     settings: list[str],
+    best: list[float],
 ) -> Result:
     on_topic_paths = set(labels["topics"][topic])
     pages = crawl(base, labels["seed"], keywords, strategy, budget, settings)
     hits = [urlsplit(page["url"]).path in on_topic_paths for page in pages]
-    curve, found = [], 0
-    for n, hit in enumerate(hits, start=1):
-        found += hit
-        curve.append(found / n)
+    curve = harvest_curve(hits)
     stored = [hit for page, hit in zip(pages, hits, strict=True) if page["accepted"]]
     return Result(
         site=site,
@@ -128,20 +139,38 @@ def evaluate(
         fetched_on_topic=[p["url"] for p, h in zip(pages, hits, strict=True) if h],
         curve=curve,
         pages=[{**page, "on_topic": hit} for page, hit in zip(pages, hits, strict=True)],
+        ceiling=best,
         variant=variant,
     )
 
 
+def harvest_curve(hits: list[bool]) -> list[float]:
+    """Harvest rate after each page fetched."""
+    curve, found = [], 0
+    for n, hit in enumerate(hits, start=1):
+        found += hit
+        curve.append(found / n)
+    return curve
+
+
+def ceiling_curve(graph: LinkGraph, seed: str, labelled: set[str], budget: int) -> list[float]:
+    """The harvest curve of a crawler that knew the labels and the link graph; once it has
+    every labelled page it can reach, the rest of its budget finds nothing on topic."""
+    hits = [path in labelled for path in best_order(graph, seed, labelled, budget)]
+    return harvest_curve(hits + [False] * (budget - len(hits)))
+
+
 def table(results: list[Result], budget: int) -> str:
     rows = [
-        f"| site | topic | strategy | variant | harvest@{budget} | recall@{budget} "
-        "| stored on topic | on-topic stored |",
-        "|---|---|---|---|---|---|---|---|",
+        f"| site | topic | strategy | variant | harvest@{budget} | ceiling@{budget} "
+        f"| of ceiling | recall@{budget} | stored on topic | on-topic stored |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
+        share = "—" if r.of_ceiling is None else f"{r.of_ceiling:.2f}"
         rows.append(
             f"| {r.site} | {r.topic} | {r.strategy} | {r.variant or '—'} "
-            f"| {r.harvest:.2f} | {r.recall:.2f} "
+            f"| {r.harvest:.2f} | {r.ceiling_harvest:.2f} | {share} | {r.recall:.2f} "
             f"| {r.precision:.2f} ({r.stored_on_topic}/{r.stored}) "
             f"| {r.kept:.2f} ({r.stored_on_topic}/{r.on_topic}) |"
         )
@@ -286,6 +315,13 @@ def main(argv: list[str] | None = None) -> int:
                 topics[site][topic] = str(
                     learn_keywords(root, pages, site_labels, topic, args.learn, learned, ROOT)
                 )
+        graph = LinkGraph(root)
+        best = {
+            topic: ceiling_curve(
+                graph, site_labels["seed"], set(site_labels["topics"][topic]), args.budget
+            )
+            for topic in site_topics
+        }
         server, base = serve(root)
         try:
             jobs = [
@@ -299,6 +335,7 @@ def main(argv: list[str] | None = None) -> int:
                     variant,
                     args.budget,
                     args.settings + settings,
+                    best[topic],
                 )
                 for topic in site_topics
                 for strategy, variant, settings in planned
