@@ -105,6 +105,40 @@ def test_disk_queue_survives_close_and_reopen(crawler, tmp_path):
     second.close()
 
 
+def test_a_request_pushed_again_while_in_flight_is_queued_again(queue, crawler):
+    """A retry or a demoted copy (``dont_filter``) comes back before the engine is done
+    with the first: it is queued, whatever the queue keeps of requests in flight."""
+    queue.push(request("page", 0.5))
+    first = queue.pop()
+    queue.push(first.replace(dont_filter=True, meta={"topic_score": 0.2}))
+    assert len(queue) == 1
+    again = queue.pop()
+    assert again.url == first.url
+    assert again.meta["topic_score"] == 0.2
+
+
+def test_a_retry_queued_on_disk_outlives_the_request_it_replaces(crawler, tmp_path):
+    key = str(tmp_path / "requests.queue")
+    first = ScorePriorityQueue.from_crawler(crawler, DiskQueue, key)
+    first.push(request("page", 0.5))
+    first.push(request("other", 0.4))
+    in_flight = first.pop()
+    first.push(in_flight.replace(dont_filter=True, meta={"topic_score": 0.3}))
+    first.queue.settle(())  # the engine is done with the first request
+    first.close()  # killed before the retry was fetched
+
+    second = ScorePriorityQueue.from_crawler(crawler, DiskQueue, key)
+    assert len(second) == 2
+    assert drain(second) == ["other", "page"]
+    second.close()
+
+
+def test_a_score_that_is_not_a_number_goes_last(queue):
+    queue.push(request("nan", float("nan")))
+    queue.push(request("low", -5.0))
+    assert drain(queue) == ["low", "nan"]
+
+
 def slot_queue(parse_backlog: int = 0) -> tuple[ScorePriorityQueue, set[Request], Downloader]:
     """A queue reading the two parts of an engine it needs, one connection per host: the
     requests in progress and the downloader (a real engine needs a running reactor; the

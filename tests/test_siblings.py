@@ -104,6 +104,16 @@ def test_the_crawl_turns_from_a_list_whose_pages_come_back_off_topic(list_site, 
     assert set(demoted.stored) >= ARTICLE_PATHS
 
 
+def test_a_crawl_with_a_jobdir_puts_the_demoted_links_back_too(list_site, tmp_path):
+    """The frontier on disk keeps a request's row until the engine is done with it: the
+    demoted copy, pushed before that, takes the row over instead of being dropped."""
+    result = crawl(f"{list_site}/index.html", tmp_path, *SETTINGS, f"JOBDIR={tmp_path / 'job'}")
+    assert last_article(result.fetched) < 3 + 10 + ARTICLES
+    assert "'topic/demoted'" in result.log
+    assert len(set(result.fetched)) == len(result.fetched) == 3 + RECIPES + ARTICLES
+    assert set(result.stored) >= ARTICLE_PATHS
+
+
 def test_a_worker_of_a_crawl_in_redis_turns_from_the_list_too(list_site, redis_server, tmp_path):
     """The demoted request goes back to the shared frontier; the one it replaces is done."""
     result = crawl(

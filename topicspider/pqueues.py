@@ -21,6 +21,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import logging
+import math
 import pickle
 import sqlite3
 from collections import Counter
@@ -71,8 +72,10 @@ Order = tuple[float, int]
 
 
 def score_of(request: Request) -> float:
-    """The request's float score; requests without one fall back to their integer priority."""
-    return float(request.meta.get(SCORE_KEY, request.priority))
+    """The request's float score; requests without one fall back to their integer priority.
+    A score that is not a number goes last: it has no place in any order."""
+    score = float(request.meta.get(SCORE_KEY, request.priority))
+    return -math.inf if math.isnan(score) else score
 
 
 def lowered(score: float, factor: float) -> float:
@@ -378,6 +381,10 @@ class DiskQueue:
         return cls(Path(key), crawler)
 
     def push(self, request: Request, slot: str, fingerprint: str) -> None:
+        known = self._row(fingerprint)
+        if known is not None and known[2]:
+            self._requeue(known[0], request, slot)
+            return
         if self.improve(request, slot, fingerprint):
             return
         seq = self._db.execute(
@@ -389,9 +396,7 @@ class DiskQueue:
         self._moved(slot, (-score_of(request), seq or 0))
 
     def improve(self, request: Request, slot: str, fingerprint: str) -> bool:
-        known = self._db.execute(
-            "SELECT seq, neg_score, taken FROM frontier WHERE fingerprint = ?", (fingerprint,)
-        ).fetchone()
+        known = self._row(fingerprint)
         if known is None:
             return False
         if -score_of(request) < known[1] and not known[2]:
@@ -401,6 +406,25 @@ class DiskQueue:
             )
             self._moved(slot, (-score_of(request), known[0]))
         return True
+
+    def _row(self, fingerprint: str) -> tuple[int, float, int] | None:
+        """``(seq, neg_score, taken)`` of the request queued or in flight with this fingerprint."""
+        return self._db.execute(
+            "SELECT seq, neg_score, taken FROM frontier WHERE fingerprint = ?", (fingerprint,)
+        ).fetchone()
+
+    def _requeue(self, seq: int, request: Request, slot: str) -> None:
+        """Queue ``request`` in the row of the one in flight with its fingerprint: a retry
+        or a demoted copy (``dont_filter``), pushed before the engine is done with the
+        first. The row is no longer the first's, so finishing it deletes nothing."""
+        self._db.execute(
+            "UPDATE frontier SET slot = ?, neg_score = ?, request = ?, taken = 0 WHERE seq = ?",
+            (slot, -score_of(request), self._dumps(request), seq),
+        )
+        del self._taken[seq]
+        self._counts[slot] = self._counts.get(slot, 0) + 1
+        self._length += 1
+        self._moved(slot, (-score_of(request), seq))
 
     def _dumps(self, request: Request) -> bytes:
         return pickle.dumps(request.to_dict(spider=self.crawler.spider), protocol=4)

@@ -150,8 +150,6 @@ class RedisFrontier(Base):
         """
         fingerprint = self.fingerprint(request)
         score = score_of(request)
-        if math.isnan(score):
-            score = -math.inf
         if mode == CHECK and fingerprint in self._sent:
             mode = RESCORE
         if mode == RESCORE and score <= self._sent.get(fingerprint, -math.inf):
