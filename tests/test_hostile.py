@@ -39,6 +39,8 @@ def hostile_links() -> str:
             "mailto:editor@example.invalid",
             f"/{long_path}.html",
             "/gbk-page.html",
+            "/upper-case-type.html",
+            "/deep.html",
         )
     )
 
@@ -58,6 +60,13 @@ class Hostile(Handler):
             )
         elif path == "/gbk-page.html":
             self.send(html("足球联赛新闻", "", "gbk"), "text/html")
+        elif path == "/upper-case-type.html":
+            self.send(html("足球比赛报道", ""), "Text/HTML; Charset=UTF-8")
+        elif path == "/deep.html":
+            # Nested deeper than Python's recursion limit, with a script inside.
+            depth = 1200
+            nested = "<div>" * depth + "<script>var x;</script>" + "</div>" * depth
+            self.send(html("足球比赛深层", nested))
         elif path == "/mixed.html":
             self.send(html("足球比赛", "").replace(b"</p>", "混合编码的比赛</p>".encode("gbk")))
         elif path == "/binary.html":
@@ -151,6 +160,8 @@ def test_hostile_pages_are_skipped_with_reasons_and_the_crawl_goes_on(hostile_ur
     assert stored["wrong-charset.html"]["title"] == "足球比赛回顾"
     assert stored["gbk-page.html"]["title"] == "足球联赛新闻"
     assert "mixed.html" in stored
+    assert stored["upper-case-type.html"]["title"] == "足球比赛报道"  # media types ignore case
+    assert stored["deep.html"]["title"] == "足球比赛深层"
     assert "truncated.html" in stored
     assert not any(name.startswith(("javascript", "data", "mailto")) for name in stored)
     assert os.path.getsize(tmp_path / "pages" / "index.jsonl") < 1_000_000

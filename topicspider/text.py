@@ -674,19 +674,21 @@ def _content_text(element: etree._Element, skip: set[etree._Element]) -> str:
     leave_out = [*skip, *element.iter(*_INVISIBLE_TAGS)]
     around = {ancestor for node in leave_out for ancestor in node.iterancestors()}
     parts: list[str] = []
-
-    def walk(node: etree._Element) -> None:
-        if node in skip or not isinstance(node.tag, str) or node.tag in _INVISIBLE_TAGS:
-            return
-        if node not in around:
+    # A stack, not recursion: a page may nest elements thousands deep.
+    stack: list[etree._Element | str] = [element]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            parts.append(node)
+        elif node in skip or not isinstance(node.tag, str) or node.tag in _INVISIBLE_TAGS:
+            continue
+        elif node not in around:
             parts.extend(node.itertext())
-            return
-        if node.text:
-            parts.append(node.text)
-        for child in node:
-            walk(child)
-            if child.tail:
-                parts.append(child.tail)
-
-    walk(element)
+        else:
+            if node.text:
+                parts.append(node.text)
+            for child in reversed(node):
+                if child.tail:
+                    stack.append(child.tail)
+                stack.append(child)
     return _SPACES.sub(" ", " ".join(parts)).strip()

@@ -82,7 +82,7 @@ def _skip_reason(response: Any) -> str | None:
     """Why a response is not a page to score, if it is not: the stats name it."""
     if not isinstance(response, TextResponse):
         return "not_text"
-    if b"html" not in (response.headers.get("Content-Type") or b"text/html"):
+    if b"html" not in (response.headers.get("Content-Type") or b"text/html").lower():
         return "not_html"
     if not response.body.strip():
         return "empty"
