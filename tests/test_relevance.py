@@ -79,6 +79,21 @@ def test_title_weighs_more_than_body():
     assert in_title > in_body
 
 
+@pytest.mark.parametrize("weight", [0.0, 0.3, 1.0])
+def test_a_title_weighted_less_than_the_body_adds_less_and_never_takes_away(weight):
+    """A count under 1 (a title word times a weight under 1) is a term frequency too, not
+    a logarithm gone negative, nor, at 0, a score that is not a number."""
+    relevance = Relevance(parse_inline("football:1,match:1"), title_weight=weight)
+    body_only = relevance.page("", "football report")
+    with_title = relevance.page("match", "football report")
+    assert 0 < body_only <= with_title <= 1
+    assert (with_title == body_only) == (weight == 0)
+    if weight:
+        more = Relevance(parse_inline("football:1,match:1"), title_weight=weight + 1)
+        assert more.page("match", "football report") > with_title
+    assert relevance.page("news", "football report") <= body_only
+
+
 def test_tfidf_discounts_words_every_page_has():
     relevance = Relevance(parse_inline("足球:1,比赛:1"), weighting="tfidf")
     for _ in range(5):

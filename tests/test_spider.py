@@ -265,6 +265,28 @@ def test_ctrl_c_pauses_and_the_same_command_resumes(site, site_url, tmp_path, se
             ],
             "TOPIC_DUPLICATE_DISTANCE='three': expected a whole number",
         ),
+        (
+            [
+                "-a",
+                "seeds=http://127.0.0.1:9/",
+                "-a",
+                "keywords=sports",
+                "-s",
+                "TOPIC_ANCHOR_WEIGHT=nan",
+            ],
+            "TOPIC_ANCHOR_WEIGHT='nan': expected a number >= 0",
+        ),
+        (
+            [
+                "-a",
+                "seeds=http://127.0.0.1:9/",
+                "-a",
+                "keywords=sports",
+                "-s",
+                "TOPIC_TITLE_WEIGHT=-1",
+            ],
+            "TOPIC_TITLE_WEIGHT='-1': expected a number >= 0",
+        ),
     ],
 )
 def test_bad_input_stops_before_any_request_with_one_message(arguments, message):

@@ -97,7 +97,7 @@ class Relevance:
         if not counts:
             return 0.0
         terms = list(counts)
-        tf = 1.0 + np.log(np.fromiter(counts.values(), dtype=float, count=len(terms)))
+        tf = _sublinear(np.fromiter(counts.values(), dtype=float, count=len(terms)))
         if page and self.df is not None:
             self.df.add(set(terms))
             tf = tf * self.df.idf(terms)
@@ -121,6 +121,13 @@ class Relevance:
         for term, n in self._counts(tokenize(title)).items():
             counts[term] += n * self.title_weight
         return self._cosine(counts, page=True)
+
+
+def _sublinear(counts: np.ndarray) -> np.ndarray:
+    """1 + ln tf, and tf itself below 1 (the same value and slope at 1): a count under 1,
+    a title word weighted less than the body (``TOPIC_TITLE_WEIGHT`` < 1), still adds a
+    little, and a count of 0 nothing, where the logarithm would go negative or infinite."""
+    return np.where(counts < 1, counts, 1.0 + np.log(np.maximum(counts, 1.0)))
 
 
 def link_text(link: LinkContext, words: str | None = None) -> str:
