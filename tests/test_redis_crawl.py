@@ -469,6 +469,40 @@ def test_workers_wait_for_redis_and_resume(site, logged_site, redis_server, sing
     assert not twice, f"fetched more than once: {twice}"
 
 
+def test_a_worker_waits_while_redis_refuses_writes(
+    site, logged_site, redis_server, single, tmp_path
+):
+    """``maxmemory`` reached: Redis answers every command with OOM and takes no write. The
+    worker waits as for an outage, and its heartbeat and what it learns go on once Redis
+    takes writes again: before, both loops stopped for the rest of the crawl, so its lease
+    ran out while it was still working."""
+    url, access_log = logged_site
+    crawl_id = f"full-{next(_crawl_ids)}"
+    worker = start(
+        tmp_path, "worker", url, *SLOW, "REDIS_LEASE=3", redis=redis_server, crawl_id=crawl_id
+    )
+    wait_until(lambda: len(fetched_paths(access_log)) >= 5, "pages to be fetched")
+    client = redis_server.client()
+    client.config_set("maxmemory-policy", "noeviction")
+    client.config_set("maxmemory", 1)
+    try:
+        wait_until(lambda: "is unavailable" in worker.log, "the worker to meet a full Redis")
+        time.sleep(2)
+    finally:
+        client.config_set("maxmemory", 0)
+    workers = f"topicspider:{crawl_id}:workers"
+    (_, lease_end) = client.zrange(workers, 0, 0, withscores=True)[0]
+    wait_until(
+        lambda: (now := client.zrange(workers, 0, 0, withscores=True)) and now[0][1] > lease_end,
+        "the heartbeat to renew the lease",
+    )
+    assert_finished_cleanly(worker)
+    assert "is back after" in worker.log
+    assert "lease ran out" not in worker.log
+    paths = fetched_paths(access_log)
+    assert len(set(paths) & site.on_topic) == len(set(single["paths"]) & site.on_topic)
+
+
 def test_ctrl_c_while_redis_is_down_says_how_long_it_waits(logged_site, redis_server, tmp_path):
     url, access_log = logged_site
     crawl_id = f"ctrl-c-{next(_crawl_ids)}"

@@ -7,6 +7,12 @@ from typing import TYPE_CHECKING
 
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import (
+    MasterDownError,
+    OutOfMemoryError,
+    ReadOnlyError,
+    TryAgainError,
+)
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 from scrapy_redis.connection import get_redis
@@ -29,12 +35,20 @@ logger = logging.getLogger(__name__)
 
 MASK = "***"
 
-#: Errors meaning Redis cannot answer now (down, restarting, loading its data, unreachable):
-#: workers wait and retry. Any other Redis error is a bug, and raised. redis-py's
+#: Errors meaning Redis cannot answer now (down, restarting, loading its data, unreachable)
+#: or cannot take writes now (``maxmemory`` reached, a replica after a failover, its master
+#: down): workers wait and retry. Any other Redis error is a bug, and raised. redis-py's
 #: ``AuthenticationError`` is a ``ConnectionError`` too: a refused password stops a worker
 #: before its crawl (``crawl.check_settings``); later, as when the password is changed
 #: mid-crawl, the worker waits for it to be accepted again.
-UNAVAILABLE = (RedisConnectionError, RedisTimeoutError)
+UNAVAILABLE = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    OutOfMemoryError,
+    ReadOnlyError,
+    MasterDownError,
+    TryAgainError,
+)
 
 
 class Outage:
