@@ -1,5 +1,6 @@
 """Analysis worker processes: the same verdicts as on the reactor thread, and a worker that
-dies loses no page."""
+dies loses no page. The crawl's children (workers and page writer) outlive a Ctrl-C or SIGTERM
+sent to the whole process group, and exit once the crawl is gone."""
 
 from __future__ import annotations
 
@@ -8,9 +9,14 @@ import pickle
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
+import pytest
+
+from demo.crawl import topic_args
+from tests.httpserver import Handler, serving
 from tests.processes import children_of
 from tests.test_analysis import KEYWORDS, PAGE
 from tests.test_spider import (
@@ -102,3 +108,119 @@ def test_a_worker_killed_with_a_page_in_hand_loses_nothing(site, site_url, seria
     assert set(paths(rows)) == serial_crawl
     stored = paths(read_jsonl(out / "pages" / "index.jsonl"))
     assert sorted(stored) == sorted(paths(row for row in rows if row["accepted"]))
+
+
+def slow_site(delay: float) -> type[Handler]:
+    """Chinese football pages 0.html to 199.html, each answered after ``delay`` seconds and
+    linking to five others; ``in_hand`` counts the requests being answered."""
+
+    class SlowSite(Handler):
+        in_hand = 0
+        lock = threading.Lock()
+
+        def do_GET(self) -> None:
+            if self.path == "/robots.txt":
+                self.send(b"", status=404)
+                return
+            with self.lock:
+                SlowSite.in_hand += 1
+            try:
+                time.sleep(delay)
+                n = int(self.path.strip("/").removesuffix(".html") or 0)
+                links = "".join(
+                    f'<a href="/{(n * 7 + k) % 200}.html">足球比赛{k}</a>' for k in range(5)
+                )
+                page = (
+                    f"<html><head><meta charset='utf-8'><title>足球比赛 {n}</title></head>"
+                    f"<body><p>第{n}场足球比赛：球迷看主队进球，联赛冠军。</p>{links}</body></html>"
+                )
+                self.send(page.encode(), "text/html; charset=utf-8")
+            finally:
+                with self.lock:
+                    SlowSite.in_hand -= 1
+
+    return SlowSite
+
+
+def group_members(pgid: int) -> list[int]:
+    """Process ids of the live (not zombie) processes of process group ``pgid``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            state, _, group = (entry / "stat").read_text().rsplit(")", 1)[1].split()[:3]
+        except (OSError, ValueError):
+            continue
+        if int(group) == pgid and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def start_slow_crawl(seed: str, out: Path) -> subprocess.Popen:
+    """A crawl of the slow site in a process group of its own (as a shell starts a job),
+    its log in ``out/log``; every page above the fixed threshold is stored."""
+    command = topic_args(
+        seed,
+        "足球:3,比赛:2",
+        f"TOPIC_PAGES_DIR={out / 'pages'}",
+        f"TOPIC_FETCH_LOG={out / 'fetch.jsonl'}",
+        "TOPIC_THRESHOLD_MODE=fixed",
+        "TOPIC_THRESHOLD=0.05",
+        "TOPIC_DUPLICATE_DISTANCE=-1",
+        "CONCURRENT_REQUESTS_PER_DOMAIN=4",
+        "LOG_LEVEL=INFO",
+        "TOPIC_PROGRESS_INTERVAL=0",
+    )
+    out.mkdir()
+    with open(out / "log", "w") as log:
+        return start_scrapy(*command, stderr=log, start_new_session=True)
+
+
+def wait_for(condition, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_to_the_process_group_stores_every_page_in_flight(tmp_path, signum):
+    """A terminal sends Ctrl-C to the crawl and its children alike; the children stay until
+    the crawl has finished the requests in flight and closed them."""
+    site = slow_site(1.0)
+    with serving(site) as url:
+        out = tmp_path / "out"
+        process = start_slow_crawl(f"{url}/0.html", out)
+        try:
+            wait_for(lambda: len(read_jsonl(out / "fetch.jsonl")) >= 3 and site.in_hand >= 2)
+            fetched_before = len(read_jsonl(out / "fetch.jsonl"))
+            os.killpg(process.pid, signum)
+            assert process.wait(timeout=120) == 0
+            wait_for(lambda: not group_members(process.pid), 15)
+        finally:
+            if process.poll() is None or group_members(process.pid):
+                os.killpg(process.pid, signal.SIGKILL)
+    log = (out / "log").read_text()
+    assert "shutting down gracefully" in log
+    assert "page writer exited" not in log
+    assert "Traceback" not in log
+    assert "KeyboardInterrupt" not in log
+    rows = read_jsonl(out / "fetch.jsonl")
+    assert len(rows) > fetched_before, "the requests in flight were not finished"
+    stored = paths(read_jsonl(out / "pages" / "index.jsonl"))
+    assert sorted(stored) == sorted(paths(row for row in rows if row["accepted"]))
+    assert stored, "no page was accepted"
+
+
+def test_children_exit_when_the_crawl_is_killed(tmp_path):
+    """kill -9 leaves the children no one to close them: they see the end of their input."""
+    with serving(slow_site(1.0)) as url:
+        process = start_slow_crawl(f"{url}/0.html", tmp_path / "out")
+        try:
+            wait_for(lambda: len(children_of(process.pid, "topicspider.")) == 2)
+            os.killpg(process.pid, signal.SIGINT)  # what the children ignore ...
+            process.kill()  # ... and the crawl dies of at once
+            process.wait(timeout=30)
+            wait_for(lambda: not group_members(process.pid), 15)
+        finally:
+            if group_members(process.pid):
+                os.killpg(process.pid, signal.SIGKILL)

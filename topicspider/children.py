@@ -4,7 +4,9 @@ The crawl hands work that would hold its reactor thread (page analysis, writing 
 disk) to ``python -m MODULE`` children, over their stdin and stdout (see
 :mod:`topicspider.frames`). The reactor writes a request and reads the answer when it
 comes, like any other connection: no helper thread in the crawl process competes with it
-for the GIL.
+for the GIL. A child ignores the signals that stop the crawl (see
+:mod:`topicspider.frames`) and exits when its input ends: when :meth:`Child.close` ends it,
+or when the crawl dies.
 """
 
 from __future__ import annotations
@@ -13,14 +15,16 @@ import itertools
 import logging
 import os
 import pickle
+import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from twisted.internet.defer import Deferred, fail
 from twisted.internet.protocol import ProcessProtocol
 
-from topicspider.frames import HEADER, frame
+from topicspider.frames import CRAWL_SIGNALS, HEADER, frame
 
 if TYPE_CHECKING:
     from typing import Self
@@ -70,9 +74,10 @@ class Child(ProcessProtocol):
         child = cls(name, on_lost)
         # The crawl's own import path: under scrapyd the project is an egg on it.
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-        reactor.spawnProcess(  # type: ignore[attr-defined]
-            child, sys.executable, [sys.executable, "-m", module], env=env
-        )
+        with _crawl_signals_blocked():
+            reactor.spawnProcess(  # type: ignore[attr-defined]
+                child, sys.executable, [sys.executable, "-m", module], env=env
+            )
         child._send(arguments)
         return child
 
@@ -134,3 +139,18 @@ class Child(ProcessProtocol):
 
     def processEnded(self, reason: Failure) -> None:
         self.ended.callback(None)
+
+
+@contextmanager
+def _crawl_signals_blocked() -> Iterator[None]:
+    """Block ``CRAWL_SIGNALS`` on this thread while it starts a child, which inherits the
+    mask: a Ctrl-C while the child starts Python waits in it until it ignores the signal.
+    The crawl gets it as soon as the mask is restored."""
+    if not hasattr(signal, "pthread_sigmask"):  # Windows
+        yield
+        return
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, CRAWL_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)

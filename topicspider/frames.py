@@ -3,11 +3,17 @@
 Each message is a pickle behind its length (four bytes, big-endian). A child imports
 this module and not :mod:`topicspider.children`, so that starting it does not import
 Twisted: the page writer starts in 0.05 s of CPU time.
+
+A child lives as long as its input: it exits at end of input, when the crawl closes it or
+dies (even of ``kill -9``). It ignores :data:`CRAWL_SIGNALS`, which a terminal's Ctrl-C (or
+a ``kill`` of the process group) sends to the crawl and its children alike: the crawl stops
+gracefully and still needs its children for the requests in flight.
 """
 
 from __future__ import annotations
 
 import pickle
+import signal
 import sys
 import traceback
 from collections.abc import Callable
@@ -15,6 +21,9 @@ from typing import IO, Any
 
 #: Bytes of a message's length.
 HEADER = 4
+
+#: The signals that stop a crawl gracefully, left to the crawl by its children.
+CRAWL_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 def frame(message: Any) -> list[bytes]:
@@ -33,6 +42,7 @@ def read_frame(stream: IO[bytes]) -> Any:
 def serve(handler: Callable[[Any], Callable[..., Any]]) -> None:
     """The child's side: ``handler(arguments)`` with the first message, then answer each
     request with what the function it returned gives, until end of input."""
+    ignore_crawl_signals()
     requests, replies = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print must not corrupt the frames
     handle = handler(read_frame(requests))
@@ -46,3 +56,13 @@ def serve(handler: Callable[[Any], Callable[..., Any]]) -> None:
             reply = (number, None, f"{type(error).__name__}: {error}")
         replies.writelines(frame(reply))
         replies.flush()
+
+
+def ignore_crawl_signals() -> None:
+    """Ignore :data:`CRAWL_SIGNALS`, then unblock them: the crawl starts a child with them
+    blocked (see :meth:`topicspider.children.Child.spawn`), so that one sent before this
+    call waits, and is dropped here."""
+    for signum in CRAWL_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):  # not on Windows
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, CRAWL_SIGNALS)
