@@ -203,6 +203,8 @@ def closed_port() -> int:
         (lambda tmp, url: [f"{url}/no-such-page.html"], "HTTP 404"),
         (lambda tmp, url: [f"{url}/files/menu.pdf"], "not an HTML or text page"),
         (lambda tmp, url: ["ftp://127.0.0.1/page.html"], "not an http(s) URL"),
+        (lambda tmp, url: ["http://127.0.0.1:99999/"], "not a valid URL (Port out of range"),
+        (lambda tmp, url: ["http://[::1/"], "not a valid URL (Invalid IPv6 URL)"),
         (lambda tmp, url: [tmp / "empty.html"], "empty.html: no text"),
         (lambda tmp, url: [tmp / "nopages"], "no .html, .htm, .txt files"),
         (lambda tmp, url: [tmp / "blank"], "none of its 1 files has any text"),

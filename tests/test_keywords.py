@@ -75,6 +75,20 @@ def test_inline_terms_may_have_a_slash():
     assert load_keywords("TCP/IP:2,网络:3").weights == {"tcp ip": 2.0, "网络": 3.0}
 
 
+def test_inline_terms_too_long_for_a_file_name_or_with_a_tilde():
+    """An inline list is first looked for as a file: a name longer than the system allows
+    (about 25 Chinese terms), or ``~name`` of no user, is no file, not an error."""
+    terms = "足球 比赛 联赛 球队 球员 教练 进球 门将 球迷 世界杯 冠军 决赛 点球 射门 后卫 中场"
+    terms += " 前锋 裁判 主场 客场 赛季 转会 角球 越位 助攻 红牌 黄牌 替补 加时 国家队"
+    spec = ",".join(f"{term}:1" for term in terms.split()) + ",~world:2"
+    assert len(spec.encode()) > 255
+    vector = load_keywords(spec)
+    assert vector.weights["足球"] == 1
+    assert vector.weights["world"] == 2
+    with pytest.raises(KeywordError, match=r"~nosuchuser/topic\.txt: keyword file not found"):
+        load_keywords("~nosuchuser/topic.txt")
+
+
 def test_inline_terms():
     vector = parse_inline("足球:3, 体育:2,比赛")
     assert vector.weights == {"足球": 3.0, "体育": 2.0, "比赛": 1.0}

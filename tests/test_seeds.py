@@ -29,6 +29,8 @@ def test_seed_file_with_comments(tmp_path, encoding):
         ("missing-seeds.txt", "seed file not found"),
         ("http://[::1/", "is not a valid URL (Invalid IPv6 URL)"),
         ("http://127.0.0.1:99999/", "is not a valid URL (Port out of range"),
+        ("~nosuchuser/seeds.txt", "cannot read seed file: Could not determine home directory"),
+        ("seeds\0.txt", "cannot read seed file: embedded null byte"),
     ],
 )
 def test_bad_seeds(spec, message):

@@ -20,6 +20,7 @@ from topicspider.exceptions import KeywordError
 from topicspider.text import normalize_term
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from importlib.resources.abc import Traversable
 
 __all__ = ["KeywordError", "KeywordVector", "load_keywords", "parse_inline", "parse_keyword_file"]
@@ -133,22 +134,32 @@ def _topic_names(directory: Traversable) -> list[str]:
     return sorted(name.removesuffix(".txt") for name in names if name.endswith(".txt"))
 
 
+def _file(path: Callable[[], Traversable]) -> Traversable | None:
+    """The file ``path`` makes, if there is one. A list of terms is no file name, and may
+    not even make one: longer than the system allows, ``~name`` of no user, a NUL in it."""
+    try:
+        found = path()
+        return found if found.is_file() else None
+    except (OSError, ValueError, RuntimeError):
+        return None
+
+
 def load_keywords(spec: str, keywords_dir: Traversable | None = None) -> KeywordVector:
     """Resolve a ``-a keywords=`` value: a file path, a bundled name, or inline terms."""
     spec = spec.strip()
     if not spec:
         raise KeywordError("keywords argument is empty")
-    path = Path(spec).expanduser()
-    if path.is_file():
+    path = _file(lambda: Path(spec).expanduser())
+    if path is not None:
         return parse_keyword_file(path)
     directory = keywords_dir or bundled_keywords_dir()
     if re.fullmatch(r"[\w.-]+", spec) and not spec.endswith(".txt"):
-        named = directory / f"{spec}.txt"
-        if named.is_file():
+        named = _file(lambda: directory / f"{spec}.txt")
+        if named is not None:
             return parse_keyword_file(named)
     # A path with a comma in it (a typo: "sports.txt,") is no list of terms.
     if spec.rstrip(",").endswith(".txt") or (("/" in spec or "\\" in spec) and ":" not in spec):
-        where = "" if path.is_absolute() else f" (relative to {Path.cwd()})"
+        where = "" if Path(spec).is_absolute() else f" (relative to {Path.cwd()})"
         hint = "; inline terms are term:weight,..." if "," in spec else ""
         raise KeywordError(f"{spec}: keyword file not found{where}{hint}")
     if ":" in spec or "," in spec:

@@ -28,16 +28,16 @@ def load_seeds(spec: str | None) -> list[str]:
     spec = (spec or "").strip()
     if not spec:
         raise SeedError("no seeds: pass -a seeds=URL[,URL...] or -a seeds=FILE")
-    path = Path(spec).expanduser()
     if "://" not in spec:
         try:
+            path = Path(spec).expanduser()
             content = decode_text_file(path.read_bytes())
         except FileNotFoundError:
             raise SeedError(f"{spec}: seed file not found (and not an http(s) URL)") from None
-        except OSError as exc:
-            raise SeedError(f"{spec}: cannot read seed file: {exc}") from None
         except UnicodeDecodeError as exc:
             raise SeedError(f"{spec}: seed file is neither UTF-8 nor GBK ({exc.reason})") from None
+        except (OSError, ValueError, RuntimeError) as exc:  # a NUL in the name, ~name of no user
+            raise SeedError(f"{spec}: cannot read seed file: {exc}") from None
         seeds = [
             _check(url, f"{path}, line {lineno}")
             for lineno, line in enumerate(content.splitlines(), start=1)

@@ -50,7 +50,10 @@ class PageReader:
         self._fetched: dict[str, tuple[bytes, str, str]] = {}
 
     def read(self, source: str, regions: SeenRegions) -> list[PageTerms]:
-        scheme = urlsplit(source).scheme.lower()
+        try:
+            scheme = urlsplit(source).scheme.lower()
+        except ValueError as error:  # "Invalid IPv6 URL"
+            raise SourceError(f"{source}: not a valid URL ({error})") from None
         if scheme in ("http", "https"):
             return [self._nonempty(source, self._url(source, regions))]
         if "://" in source:
@@ -95,9 +98,12 @@ class PageReader:
 
     def _fetch(self, url: str) -> tuple[bytes, str, str]:
         """The page's bytes, final URL and content type (``text/plain`` for plain text)."""
-        request = Request(  # noqa: S310 - the caller allows http(s) only
-            safe_url_string(url), headers={"User-Agent": self.user_agent}
-        )
+        try:
+            request = Request(  # noqa: S310 - the caller allows http(s) only
+                safe_url_string(url), headers={"User-Agent": self.user_agent}
+            )
+        except ValueError as error:  # "Port out of range 0-65535"
+            raise SourceError(f"{url}: not a valid URL ({error})") from None
         try:
             with urlopen(request, timeout=self.timeout) as response:  # noqa: S310
                 data = response.read(self.max_size + 1)
