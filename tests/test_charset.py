@@ -136,3 +136,122 @@ def test_a_text_file_is_read_as_utf8_or_gbk_and_nothing_else():
     assert decode_text_file("足球 3 # 体育".encode("gbk")) == "足球 3 # 体育"
     with pytest.raises(UnicodeDecodeError):
         decode_text_file("für 3, Müller 2".encode("latin-1"))
+
+
+UTF8_PAGE = page().encode("utf-8")
+
+
+@pytest.mark.parametrize("label", ["utf-16", "utf16", "UTF-16LE", "utf-16be", "utf-32"])
+def test_a_meta_declaring_utf16_or_utf32_means_utf8(label):
+    # The WHATWG HTML standard: a <meta> that could be read is not in UTF-16 or UTF-32.
+    html = page(f'<meta http-equiv="Content-Type" content="text/html; charset={label}">')
+    assert decode(html.encode("utf-8")) == ("utf-8", html)
+    assert decode(html.encode("gbk")) == ("gb18030", html)
+
+
+@pytest.mark.parametrize("label", ["utf-16", "utf-16le", "utf-16be", "utf-32", "utf-32le"])
+def test_a_header_declaring_utf16_or_utf32_is_not_believed_of_ascii_based_bytes(label):
+    content_type = f"text/html; charset={label}"
+    assert decode(UTF8_PAGE, content_type) == ("utf-8", page())
+    assert decode(b"<p>hello</p>", content_type) == ("utf-8", "<p>hello</p>")
+    assert decode(page().encode("gbk"), content_type) == ("gb18030", page())
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        *("hex", "base64", "rot13", "zlib", "bz2", "uu", "quopri"),
+        *("idna", "punycode", "undefined", "unicode_escape", "raw_unicode_escape"),
+    ],
+)
+def test_codecs_that_are_not_charsets_are_ignored(label):
+    html = page(f'<meta charset="{label}">')
+    assert decode(html.encode("utf-8")) == ("utf-8", html)
+    assert decode(html.encode("utf-8"), f"text/html; charset={label}") == ("utf-8", html)
+    assert decode(b"<p>\\u003cb\\u003e</p>", f"text/html; charset={label}") == (
+        "utf-8",
+        "<p>\\u003cb\\u003e</p>",
+    )
+
+
+TRADITIONAL = "足球比賽今天在臺北舉行，球迷們非常激動。中華隊以二比一戰勝對手，贏得了冠軍。"
+BIG5_META = '<meta http-equiv="Content-Type" content="text/html; charset=big5">'
+LATIN1_HEADER = "text/html; charset=ISO-8859-1"
+
+
+def tw_page(meta: str = "") -> str:
+    return (
+        f"<!DOCTYPE html><html><head>{meta}<title>足球比賽</title></head>"
+        f"<body><h1>體育新聞</h1><p>{TRADITIONAL}</p></body></html>"
+    )
+
+
+@pytest.mark.parametrize("meta", [BIG5_META, ""])
+@pytest.mark.parametrize("content_type", [LATIN1_HEADER, "text/html; charset=windows-1252"])
+def test_big5_is_not_the_latin1_of_a_server_default(meta, content_type):
+    html = tw_page(meta)
+    assert decode(html.encode("big5"), content_type) == ("big5hkscs", html)
+    assert "臺北" in decode(html.encode("big5"), content_type)[1]
+
+
+@pytest.mark.parametrize(
+    ("html", "codec"),
+    [
+        (page(GBK_META), "gbk"),
+        (page(), "gbk"),
+        (tw_page(GBK_META), "gbk"),  # GBK has the Traditional characters too
+        (tw_page(), "gbk"),
+        (tw_page(UTF8_META), "utf-8"),
+    ],
+)
+def test_gb_and_utf8_chinese_is_not_the_latin1_of_a_server_default(html, codec):
+    expected = "utf-8" if codec == "utf-8" else "gb18030"
+    assert decode(html.encode(codec), LATIN1_HEADER) == (expected, html)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Müller für Straße, schöne Grüße aus München. Fußball in Zürich.",
+        "L'équipe de France a gagné le match au Stade de France à Paris.",
+        "¿Qué tal? El fútbol en España: Martín, José y Bogotá.",
+        "Ärger über Übung; Öl, Käse und Äpfel.",
+    ],
+)
+def test_latin1_pages_stay_cp1252(text):
+    html = f"<html><head><title>Sport</title></head><body><p>{text}</p></body></html>"
+    assert decode(html.encode("latin-1"), LATIN1_HEADER) == ("cp1252", html)
+    assert decode(html.encode("latin-1"))[1] == html
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "體育 2\n臺灣 1\n足球 3\n",
+        "臺灣 1\n",
+        "籃球 2\n# 體育新聞\n",
+        "# 種子\nhttp://體育.example/\n",
+        "NBA籃球 3\n",
+    ],
+)
+def test_a_gbk_text_file_may_hold_traditional_characters(text):
+    assert decode_text_file(text.encode("gbk")) == text
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        "für 3, Müller 2".encode("latin-1"),
+        "Fußball 3\n".encode("latin-1"),
+        "Straße 1\nfútbol 2\n".encode("latin-1"),
+        "Bjørn 2\n".encode("latin-1"),
+        "體育 2\n臺灣 1\n籃球 3\n".encode("big5"),
+        "足球比賽 3\n".encode("big5"),
+        "サッカー 3\n".encode("shift_jis"),
+        bytes(range(256)),
+        bytes(range(255, -1, -1)) * 4,
+    ],
+)
+def test_a_text_file_in_another_encoding_is_refused(data):
+    with pytest.raises(UnicodeDecodeError):
+        decode_text_file(data)

@@ -3,13 +3,15 @@
 Sources are tried in order: the HTTP ``Content-Type`` charset, a byte order
 mark, a ``<meta>`` declaration; then the bytes themselves. A declaration is only
 believed when the body decodes with it, because Chinese sites often declare
-one encoding and serve another. Nothing here raises on bad bytes.
+one encoding and serve another. Nothing here raises on bad bytes or on a bad
+declaration: one that names no charset (``hex``, ``rot13``) is ignored.
 """
 
 from __future__ import annotations
 
 import codecs
 import encodings
+import functools
 
 from charset_normalizer import from_bytes
 from w3lib.encoding import (
@@ -29,6 +31,11 @@ _GBK_LABELS = frozenset({"x_gbk", "csgb2312", "gb_2312"})
 _ERROR_MARK = "\udfff"
 _COUNT_ERRORS = "topicspider_charset_mark"
 _ASCII = bytes(range(128))
+
+# Text codecs of Python that no page is written in: they turn backslash escapes into
+# characters, markup included. (Codecs such as hex or rot13 are not text codecs at all.)
+_NOT_CHARSETS = frozenset({"unicode-escape", "raw-unicode-escape"})
+_WIDE = ("utf-16", "utf-32")
 
 
 def _gbk_label(name: str) -> codecs.CodecInfo | None:
@@ -55,13 +62,13 @@ def detect_encoding(body: bytes, content_type: str | None = None) -> str:
     sample = body[:SAMPLE_SIZE]
     final = len(body) <= SAMPLE_SIZE
     bom_encoding, _ = read_bom(sample)
-    declared = (
-        http_content_type_encoding(content_type),
-        bom_encoding,
-        html_body_declared_encoding(sample),
-    )
+    meta_encoding = html_body_declared_encoding(sample)
+    if meta_encoding and meta_encoding.startswith(_WIDE):
+        # The HTML standard: a <meta> that could be read this way is not in UTF-16 or UTF-32.
+        meta_encoding = "utf-8"
+    declared = (http_content_type_encoding(content_type), bom_encoding, meta_encoding)
     for encoding in declared:
-        if encoding and _fits(sample, encoding, final):
+        if encoding and _is_charset(encoding) and _fits(sample, encoding, final):
             return encoding
     return _guess(sample, final)
 
@@ -77,15 +84,20 @@ def decode(body: bytes, content_type: str | None = None) -> tuple[str, str]:
 
 def decode_text_file(data: bytes) -> str:
     """A text file a user wrote (keyword file, seed list): UTF-8, with or without a byte
-    order mark, or GBK, which Chinese Windows editors save by default. Anything else raises
-    ``UnicodeDecodeError`` rather than being guessed at: a misread keyword would change the
-    topic without a word."""
+    order mark, or GBK (Simplified or Traditional characters), which Chinese Windows editors
+    save by default. Anything else raises ``UnicodeDecodeError`` rather than being guessed at:
+    a misread keyword would change the topic without a word."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        if _is_gb_chinese(data, final=True):
+        if _chinese(data, final=True) == "gb18030":
             return data.decode("gb18030")
         raise
+
+
+def _is_charset(encoding: str) -> bool:
+    codec = codecs.lookup(encoding)
+    return codec._is_text_encoding and codec.name not in _NOT_CHARSETS
 
 
 def _decode(sample: bytes, encoding: str, final: bool) -> tuple[str, int]:
@@ -100,24 +112,32 @@ def _fits(sample: bytes, encoding: str, final: bool) -> bool:
 
     Up to one error per twenty non-ASCII bytes is forgiven (a stray byte, or a
     snippet pasted in another encoding, in a real page; a wrong declaration
-    fails on most characters). Non-ASCII bytes that are valid UTF-8 are UTF-8, whatever the
-    declaration says; and a GB Chinese body is not the Latin-1 that server
+    fails on most characters). An encoding whose decoder raises (``utf-16`` without a byte
+    order mark) does not fit, and UTF-16 or UTF-32 without one fit only bytes with NULs (the
+    ASCII characters of markup). Non-ASCII bytes that are valid UTF-8 are UTF-8, whatever
+    the declaration says; and a Chinese body (GB or Big5) is not the Latin-1 that server
     defaults send in the header.
     """
-    errors = _decode(sample, encoding, final)[1]
+    if encoding.startswith(_WIDE) and b"\x00" not in sample and not read_bom(sample)[1]:
+        return False
+    try:
+        errors = _decode(sample, encoding, final)[1]
+    except UnicodeError:
+        return False
     high = len(sample.translate(None, _ASCII))
     if errors > high // 20:
         return False
     if encoding != "utf-8" and high and _decode(sample, "utf-8", final)[1] == 0:
         return False
-    return not (encoding == "cp1252" and _is_gb_chinese(sample, final))
+    return not (encoding == "cp1252" and _chinese(sample, final))
 
 
 def _guess(sample: bytes, final: bool) -> str:
     if _decode(sample, "utf-8", final)[1] == 0:
         return "utf-8"
-    if _is_gb_chinese(sample, final):
-        return "gb18030"
+    chinese = _chinese(sample, final)
+    if chinese:
+        return chinese
     matches = from_bytes(sample)
     best = matches.best()
     # A tie goes to cp1252, the default of the Western web.
@@ -126,22 +146,69 @@ def _guess(sample: bytes, final: bool) -> str:
     return resolve_encoding(best.encoding) or "cp1252"
 
 
-def _is_gb_chinese(sample: bytes, final: bool) -> bool:
-    """Whether ``sample`` decodes as GB18030 into mostly GB2312 hanzi and punctuation.
+def _chinese(sample: bytes, final: bool) -> str | None:
+    """``gb18030`` or ``big5hkscs`` (Big5), whichever decodes ``sample`` into mostly common
+    Chinese characters, if one does.
 
-    Other text often decodes too ("für" is a valid GBK pair, and so is most
-    Big5) but into rare characters, symbols and private-use ones.
+    Other text often decodes too ("für" is a valid GBK pair, and so is most Big5 in GBK
+    and most GBK in Big5) but into rare characters, symbols and private-use ones.
     """
-    text, errors = _decode(sample, "gb18030", final)
+    gb = _chinese_share(sample, "gb18030", final)
+    big5 = _chinese_share(sample, "big5hkscs", final)
+    if max(gb, big5) < 0.8:
+        return None
+    return "gb18030" if gb >= big5 else "big5hkscs"
+
+
+def _chinese_share(sample: bytes, encoding: str, final: bool) -> float:
+    """The share of common Chinese characters among the distinct non-ASCII ones ``sample``
+    decodes into; 0 if it has errors or none.
+
+    A character whose second byte is ASCII counts only where it is not one alone against
+    a Latin letter: an accented letter and the letter after it ("ü" and "r", "ß" and "e")
+    make such a pair.
+    """
+    text, errors = _decode(sample, encoding, final)
     if errors:
-        return False
-    wide = {char for char in text if char > "\x7f"}
-    common = sum(1 for char in wide if _is_gb2312_text(char.encode("gb18030")))
-    return common * 5 >= len(wide) * 4 > 0
-
-
-def _is_gb2312_text(code: bytes) -> bool:
-    # Rows 0xA1 and 0xA3 hold punctuation; rows 0xB0-0xF7 hold the 6763 hanzi.
-    return (
-        len(code) == 2 and (code[0] in (0xA1, 0xA3) or 0xB0 <= code[0] <= 0xF7) and code[1] >= 0xA1
+        return 0.0
+    wide = {char for char in set(text) if char > "\x7f"}
+    common = sum(
+        1
+        for char in wide
+        if _is_common(char)
+        and (char.encode(encoding)[-1] > 0x7F or _not_only_in_latin_words(text, char))
     )
+    return common / len(wide) if wide else 0.0
+
+
+def _not_only_in_latin_words(text: str, char: str) -> bool:
+    """Whether ``char`` is somewhere in ``text`` other than alone against a Latin letter."""
+    index = text.find(char)
+    while index >= 0:
+        before, after = text[index - 1 : index], text[index + 1 : index + 2]
+        alone = before < "\x80" and after < "\x80"
+        if not (alone and (before.isalpha() or after.isalpha())):
+            return True
+        index = text.find(char, index + 1)
+    return False
+
+
+@functools.lru_cache(maxsize=16384)
+def _is_common(char: str) -> bool:
+    """Whether ``char`` is a hanzi or punctuation of GB2312 or of Big5's first level.
+
+    These hold the Simplified and the Traditional characters in everyday use.
+    """
+    try:
+        gb = char.encode("gb2312")
+    except UnicodeEncodeError:
+        gb = b""
+    # Rows 0xA1 and 0xA3 hold punctuation; rows 0xB0-0xF7 hold the 6763 hanzi.
+    if len(gb) == 2 and (gb[0] in (0xA1, 0xA3) or 0xB0 <= gb[0] <= 0xF7) and gb[1] >= 0xA1:
+        return True
+    try:
+        big5 = char.encode("big5")
+    except UnicodeEncodeError:
+        return False
+    # 0xA140-0xA3BF: punctuation and symbols; 0xA440-0xC67E: the 5401 frequent hanzi.
+    return len(big5) == 2 and 0xA140 <= int.from_bytes(big5, "big") <= 0xC67E
