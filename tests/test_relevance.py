@@ -170,6 +170,22 @@ def test_adaptive_weights_follow_the_term_that_predicts_relevance():
     assert weights["pattern"] == weights["importance"] == 0.0
 
 
+def test_a_resumed_mix_keeps_what_it_learned_under_the_weights_given_now():
+    saved = BestFirst(None, {"anchor": 0.5, "parent": 0.5}, adaptive=True, warmup=5)
+    for i in range(200):
+        anchor, parent = (i % 7) / 7, ((i * 3) % 5) / 5
+        saved.learn((anchor, parent, 0.0, 0.0), relevance=anchor * 0.8)
+    resumed = BestFirst(None, {"anchor": 0.5, "parent": 0.5}, adaptive=True, warmup=5)
+    resumed.resume(saved)
+    assert resumed.weights_by_name() == saved.weights_by_name()
+    reweighed = BestFirst(None, {"anchor": 0.2, "parent": 0.2}, adaptive=True, warmup=5)
+    reweighed.resume(saved)
+    assert sum(reweighed.weights_by_name().values()) == pytest.approx(0.4, abs=1e-3)
+    fixed = BestFirst(None, {"anchor": 0.3, "parent": 0.7}, adaptive=False)
+    fixed.resume(saved)
+    assert fixed.weights_by_name()["anchor"] == 0.3
+
+
 def test_fixed_weights_do_not_learn():
     strategy = BestFirst(Relevance(SPORTS), {"anchor": 0.5, "parent": 0.5}, adaptive=False)
     strategy.learn((1.0, 0.0, 0.0, 0.0), 1.0)

@@ -52,6 +52,39 @@ def test_adaptive_threshold_follows_the_best_pages_within_its_bounds():
     assert values[-1] == 0.12  # half the median of (0.30, 0.50, 0.90) is above the ceiling
 
 
+def test_a_resumed_threshold_keeps_what_it_learned_under_the_settings_given_now():
+    saved = AdaptiveThreshold(0.12, 0.05, ratio=0.5, top=3)
+    for relevance in (0.30, 0.14, 0.16):
+        saved.observe(relevance)
+    resumed = AdaptiveThreshold(0.5, 0.05, ratio=0.9, top=3)
+    resumed.resume(saved)
+    assert resumed.value == pytest.approx(0.9 * 0.16)  # the same best pages, the new ratio
+    fixed = FixedThreshold(0.3)
+    fixed.resume(saved)
+    assert fixed.value == 0.3
+    fresh = AdaptiveThreshold(0.12, 0.05, ratio=0.5, top=3)
+    fresh.resume(FixedThreshold(0.3))  # a fixed threshold learned nothing
+    assert fresh.value == 0.05
+
+
+def test_a_crawl_resumed_with_another_threshold_uses_it(site_url, tmp_path):
+    """JOBDIR keeps what the crawl learned, not the settings it was started with: a resumed
+    crawl given a fixed threshold no page reaches stores nothing more."""
+    jobdir = f"JOBDIR={tmp_path / 'job'}"
+    seed = f"{site_url}/index.html"
+    first = crawl_seed(seed, tmp_path, jobdir, "CLOSESPIDER_PAGECOUNT=15")
+    assert first.returncode == 0, first.stderr[-2000:]
+    stored = len(read_jsonl(tmp_path / "pages" / "index.jsonl"))
+    assert stored
+    second = crawl_seed(
+        seed, tmp_path, jobdir, "TOPIC_THRESHOLD_MODE=fixed", "TOPIC_THRESHOLD=0.99"
+    )
+    assert second.returncode == 0, second.stderr[-2000:]
+    assert "Resuming crawl" in second.stderr
+    assert "'topic/dropped'" in second.stderr
+    assert len(read_jsonl(tmp_path / "pages" / "index.jsonl")) == stored
+
+
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [

@@ -173,6 +173,10 @@ class Strategy:
     def learn(self, features: tuple[float, ...], relevance: float) -> None:
         """Nothing to learn by default."""
 
+    def resume(self, saved: Strategy) -> None:
+        """Take over what ``saved``, the strategy of the crawl this one resumes (``JOBDIR``),
+        learned; the settings are this run's. Nothing to take over by default."""
+
 
 class BreadthFirst(Strategy):
     name = "bfs"
@@ -296,6 +300,12 @@ class BestFirst(Strategy):
             return
         self._correlation.add(np.asarray(features), relevance)
         self._reweigh()
+
+    def resume(self, saved: Strategy) -> None:
+        if isinstance(saved, BestFirst):
+            self._correlation.set_moments(saved._correlation.moments())
+            if self.adaptive and self._correlation.n:
+                self._reweigh()
 
     def _reweigh(self) -> None:
         learned = np.where(self.prior > 0, np.maximum(self._correlation.values(), 0.0), 0.0)

@@ -39,6 +39,10 @@ class Threshold:
     def observe(self, relevance: float) -> None:
         """Nothing to learn by default."""
 
+    def resume(self, saved: Threshold) -> None:
+        """Take over what ``saved``, the threshold of the crawl this one resumes (``JOBDIR``),
+        learned; the settings are this run's. Nothing to take over by default."""
+
     @property
     def value(self) -> float:
         raise NotImplementedError
@@ -79,6 +83,11 @@ class AdaptiveThreshold(Threshold):
             return
         heapq.heapreplace(self.best, relevance)
         self._follow_best()
+
+    def resume(self, saved: Threshold) -> None:
+        if isinstance(saved, AdaptiveThreshold):
+            for relevance in saved.best:
+                self.observe(relevance)
 
     def _follow_best(self) -> None:
         level = self.ratio * statistics.median(self.best)

@@ -264,7 +264,9 @@ class TopicSpider(Spider):
         """With JOBDIR, Scrapy pickles ``spider.state`` at close and restores it at open:
         what the crawl learned (URL templates, page fingerprints, link-score mix, the hosts
         its seeds redirected to, the canonical addresses of pages fetched at another, the
-        pages whose links came back off topic) resumes.
+        pages whose links came back off topic) resumes. The threshold and the link score
+        take their settings from this run (a resumed crawl may be given others) and what
+        they learned from the last.
 
         Run when the engine starts, before the first request: Scrapy's ``SpiderState``
         extension sets ``spider.state`` in its ``spider_opened`` handler, which runs after
@@ -276,10 +278,13 @@ class TopicSpider(Spider):
         if not self.settings.get("REDIS_URL"):  # in Redis, the crawl holds what these hold
             names += ["allowed_domains", "duplicates", "patterns", "strategy", "threshold"]
         for name in names:
-            if name in state and getattr(self, name, None) is not None:
-                setattr(self, name, state[name])
-            else:
+            if name not in state or getattr(self, name, None) is None:
                 state[name] = getattr(self, name, None)
+            elif name in ("strategy", "threshold"):
+                getattr(self, name).resume(state[name])
+                state[name] = getattr(self, name)
+            else:
+                setattr(self, name, state[name])
 
     def scheduled(self, request: Request) -> None:
         """A seed that redirects to another host (``www.example.com`` to ``example.com``,
