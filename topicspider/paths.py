@@ -70,7 +70,8 @@ def url_to_path(url: str) -> str:
 
     A fragment is not part of the page and an empty query is no query; whether a
     character is percent-encoded, the case of scheme and host, and an explicit
-    default port do not change the path.
+    default port do not change the path of a URL without a query. Those with one are
+    told apart by a hash of the URL as it is written.
     """
     digest = _digest(url.split("#", 1)[0])
     try:

@@ -36,7 +36,7 @@ class Report:
     """Collects every scored page and, when the spider closes, writes ``harvest.png``,
     ``report.md`` and ``report.json`` into the ``TOPIC_REPORT`` folder.
 
-    Per page it keeps five bytes (accepted, relevance), so long crawls stay cheap; only
+    Per page it keeps nine bytes (accepted, relevance, threshold), so long crawls stay cheap; only
     the ``TOP_PAGES`` most relevant pages keep their URL and, once stored, their title.
     """
 
