@@ -73,3 +73,19 @@ def test_an_unusable_folder_is_a_clear_error(tmp_path):
     (tmp_path / "file").write_text("not a folder")
     with pytest.raises(SpoolError, match="Cannot use the spool folder"):
         Spool(tmp_path / "file" / "spool").open()
+
+
+def test_refused_records_are_kept_apart_and_never_handed_back(tmp_path):
+    spool = Spool(tmp_path)
+    spool.open()
+    spool.append([page(1)])
+    spool.seal()
+    spool.reject([{**page(2), "error": "(1406, 'Data too long')"}])
+    spool.reject([{**page(3), "error": "(1264, 'Out of range')"}])
+    spool.close()
+    assert spool.rejected == tmp_path / "rejected.jsonl"
+    assert [record["row"]["url"] for record in read(spool.rejected)] == [
+        "http://127.0.0.1/2.html",
+        "http://127.0.0.1/3.html",
+    ]
+    assert [read(segment.path) for segment in Spool(tmp_path).open()] == [[page(1)]]

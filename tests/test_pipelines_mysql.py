@@ -21,15 +21,19 @@ import pytest
 from pymysql.cursors import RE_INSERT_VALUES
 from scrapy.exceptions import NotConfigured
 from scrapy.http import HtmlResponse
+from scrapy.settings import Settings
 from scrapy.utils.response import get_base_url
 from scrapy.utils.test import get_crawler
 
 from demo.mariadb import MariaDB, free_port
+from tests.httpserver import Handler, serving
+from topicspider import settings as defaults
 from topicspider.charset import decode
+from topicspider.exceptions import ConfigError
 from topicspider.mysql import schema
 from topicspider.mysql.spool import Spool
 from topicspider.mysql.url import MySQLUrl
-from topicspider.pipelines.mysql import MySQLPipeline
+from topicspider.pipelines.mysql import MySQLPipeline, check_settings
 from topicspider.text import extract_page
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -298,6 +302,68 @@ def test_rows_an_earlier_crawl_left_in_the_spool_are_written_first(tmp_path, mys
     assert list((tmp_path / "spool").glob("*.jsonl")) == []
 
 
+def utf8_prefix(text: str, max_bytes: int) -> str:
+    return text.encode("utf-8")[:max_bytes].decode("utf-8", "ignore")
+
+
+def test_a_value_longer_than_its_column_is_cut_between_characters(tmp_path, mysql_url):
+    title = "足球新闻" * 6000  # 72,000 bytes of UTF-8: an unclosed <title>
+    anchor = "😀" * 20000  # 80,000 bytes: an unclosed <a>
+    url = "http://127.0.0.1:8000/long.html"
+    steps = [
+        page("long.html", title=title, charset="utf-8" * 20),
+        links(url, "short", anchor),
+        page("after.html"),
+    ]
+    stats, _ = store(tmp_path, mysql_url, *steps, MYSQL_CRAWL_ID="c" * 255)
+
+    rows = pages_by_url(mysql_url)
+    assert sorted(rows) == ["http://127.0.0.1:8000/after.html", url]
+    assert rows[url]["title"] == utf8_prefix(title, schema.TEXT_BYTES)
+    assert len(rows[url]["title"].encode()) == 65_535  # 3-byte characters: 21,845 of them
+    assert rows[url]["charset"] == ("utf-8" * 20)[:64]
+    anchors = query(mysql_url, "SELECT anchor FROM links ORDER BY score")
+    assert [row["anchor"] for row in anchors] == ["short", utf8_prefix(anchor, 65_535)]
+    assert len(anchors[1]["anchor"].encode()) == 65_532  # a 4-byte emoji does not fit in 3
+    assert stats["mysql/stored"] == 2
+    assert stats["mysql/links"] == 2
+    assert "mysql/errors" not in stats
+    assert "mysql/rejected" not in stats
+    assert list((tmp_path / "spool").glob("*.jsonl")) == []
+
+
+def test_a_row_the_database_refuses_is_set_aside_and_the_rest_is_written(tmp_path, mysql_url):
+    # A pages table someone made with a narrower title than ours: strict mode refuses more.
+    narrow = schema.CREATE_TABLES[0].replace("title TEXT NOT NULL", "title VARCHAR(16) NOT NULL")
+    query(mysql_url, narrow)
+    steps = [
+        page("a.html", title="short a"),
+        page("refused.html", title="a title far too long for sixteen characters"),
+        links("http://127.0.0.1:8000/refused.html", "one", "two"),
+        page("b.html", title="short b"),
+        *(page(f"later{n}.html", title=f"later {n}") for n in range(5)),
+    ]
+    stats, log = store(tmp_path, mysql_url, *steps, MYSQL_BATCH_SIZE=3, MYSQL_RETRY_DELAY=0.1)
+
+    assert sorted(pages_by_url(mysql_url)) == sorted(
+        step["url"] for step in steps if "url" in step and "refused" not in step["url"]
+    )
+    assert len(query(mysql_url, "SELECT * FROM links")) == 2
+    assert stats["mysql/stored"] == 7
+    assert stats["mysql/rejected"] == 1
+    assert "mysql/errors" not in stats
+    assert "mysql/unwritten" not in stats
+    errors = [line for line in log.splitlines() if " ERROR: " in line]
+    assert len(errors) == 1, log[-3000:]
+    assert "refused the page http://127.0.0.1:8000/refused.html: (1406, " in errors[0]
+    assert "Data too long for column 'title'" in errors[0]
+    assert str(tmp_path / "spool" / "rejected.jsonl") in errors[0]
+    assert list((tmp_path / "spool").glob("[0-9]*.jsonl")) == []
+    [rejected] = read_jsonl(tmp_path / "spool" / "rejected.jsonl")
+    assert rejected["row"]["url"] == "http://127.0.0.1:8000/refused.html"
+    assert rejected["error"].startswith("(1406, ")
+
+
 def test_upserts_go_as_multi_row_statements():
     for table in schema.TABLES.values():
         assert RE_INSERT_VALUES.match(table.upsert), "executemany would send one row at a time"
@@ -308,9 +374,45 @@ def test_without_mysql_url_the_pipeline_is_off():
         MySQLPipeline.from_crawler(get_crawler(settings_dict={"MYSQL_URL": ""}))
 
 
+PROJECT = {name: value for name, value in vars(defaults).items() if name.isupper()}
+
+
+def test_the_default_mysql_settings_pass():
+    check_settings(Settings(PROJECT))
+    check_settings(Settings({**PROJECT, "MYSQL_URL": "mysql://u:p@127.0.0.1/db"}))
+    check_settings(Settings({**PROJECT, "MYSQL_CLOSE_TIMEOUT": "0", "MYSQL_BATCH_SIZE": "1"}))
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("MYSQL_TIMEOUT", "0", "MYSQL_TIMEOUT=0: expected 0 < it <= 31536000 (seconds)"),
+        ("MYSQL_TIMEOUT", "nan", "MYSQL_TIMEOUT=nan: expected 0 < it"),
+        ("MYSQL_TIMEOUT", "1e12", "MYSQL_TIMEOUT=1e+12: expected 0 < it <= 31536000"),
+        ("MYSQL_CONNECT_TIMEOUT", "0", "MYSQL_CONNECT_TIMEOUT=0: expected 0 < it"),
+        ("MYSQL_FLUSH_INTERVAL", "-1", "MYSQL_FLUSH_INTERVAL=-1: expected 0 < it"),
+        ("MYSQL_FLUSH_INTERVAL", "0", "MYSQL_FLUSH_INTERVAL=0: expected 0 < it"),
+        ("MYSQL_RETRY_DELAY", "0", "MYSQL_RETRY_DELAY=0: expected 0 < it"),
+        ("MYSQL_RETRY_MAX_DELAY", "0.5", "MYSQL_RETRY_MAX_DELAY=0.5: expected MYSQL_RETRY_DELAY"),
+        ("MYSQL_CLOSE_TIMEOUT", "-1", "MYSQL_CLOSE_TIMEOUT=-1: expected 0 <= it"),
+        ("MYSQL_BATCH_SIZE", "0", "MYSQL_BATCH_SIZE=0: expected at least 1"),
+        ("MYSQL_BATCH_SIZE", "many", "MYSQL_BATCH_SIZE='many': expected a whole number"),
+        ("MYSQL_TIMEOUT", "30s", "MYSQL_TIMEOUT='30s': expected a number"),
+        ("MYSQL_SPOOL_DIR", "", "MYSQL_SPOOL_DIR is empty"),
+        ("MYSQL_CRAWL_ID", "x" * 256, "MYSQL_CRAWL_ID='xxxxxxxxxxxxxxxxxxxx'…: expected at most"),
+        ("MYSQL_URL", "mysql://u:Sekr3t@127.0.0.1/", "MYSQL_URL 'mysql://***@127.0.0.1/' names"),
+    ],
+)
+def test_a_mysql_setting_out_of_range_is_named(name, value, message):
+    with pytest.raises(ConfigError) as error:
+        check_settings(Settings({**PROJECT, name: value}))
+    assert str(error.value).startswith(message)
+
+
 def test_building_the_pipeline_does_not_connect(tmp_path):
     closed_port = free_port()
     settings = {
+        **{name: value for name, value in PROJECT.items() if name.startswith("MYSQL_")},
         "MYSQL_URL": f"mysql://u:p@127.0.0.1:{closed_port}/db",
         "MYSQL_SPOOL_DIR": str(tmp_path / "spool"),
     }
@@ -448,6 +550,95 @@ def test_a_malformed_url_is_one_line_without_the_password(site_url):
     assert "topicspider: error: MYSQL_URL 'mysql://***@" in result.stderr
     assert "Sekr3t-99" not in result.stdout + result.stderr
     assert "Spider opened" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "setting", ["MYSQL_TIMEOUT=0", "MYSQL_CONNECT_TIMEOUT=0", "MYSQL_FLUSH_INTERVAL=-1"]
+)
+def test_an_out_of_range_setting_stops_the_crawl_in_one_line(
+    site, site_url, tmp_path, mysql_url, setting
+):
+    result = scrapy(*crawl_command(site, site_url, tmp_path, f"MYSQL_URL={mysql_url}", setting))
+    assert result.returncode == 2
+    name, value = setting.split("=")
+    errors = [line for line in result.stderr.splitlines() if "error" in line.lower()]
+    assert errors == [f"topicspider: error: {name}={value}: expected 0 < it <= 31536000 (seconds)"]
+    assert "Traceback" not in result.stderr
+    assert "Spider opened" not in result.stderr
+    assert not (tmp_path / "spool").exists()
+
+
+class UnclosedTags(Handler):
+    """A site whose home page links to a page with an unclosed ``<title>`` (a 72 kB title)
+    and has an unclosed ``<a>`` (a 72 kB anchor)."""
+
+    ARTICLE = "足球比赛今天举行，球迷非常激动，足球队赢得比赛。" * 10
+    BIG = "足球比赛新闻报道" * 3000
+
+    def do_GET(self) -> None:
+        page = self.path.lstrip("/") or "index.html"
+        head = '<html><head><meta charset="utf-8">'
+        if page == "index.html":
+            items = "".join(f'<li><a href="good{n}.html">足球比赛 {n}</a></li>' for n in range(4))
+            body = (
+                f"<title>足球比赛</title></head><body><p>{self.ARTICLE}</p>"
+                f'<ul><li><a href="bad.html">足球比赛 新闻</a></li>{items}</ul>'
+                f'<div><a href="more.html">更多 <p>{self.BIG}</p></div></body></html>'
+            )
+        elif page == "bad.html":
+            body = f"<title>足球比赛 <body><p>{self.BIG}</p></body></html>"
+        elif page.startswith(("good", "more")):
+            # Each its own text, or the crawl stores only the first of near-duplicates.
+            text = "".join(f"第{n}场{page}足球比赛" for n in range(40))
+            body = f"<title>足球比赛 {page}</title></head><body><p>{text}</p></body></html>"
+        else:
+            self.send(b"", status=404)
+            return
+        self.send((head + body).encode("utf-8"), "text/html; charset=utf-8")
+
+
+def test_a_page_with_an_unclosed_title_is_stored_and_so_are_the_pages_after_it(tmp_path, mysql_url):
+    with serving(UnclosedTags) as base:
+        result = scrapy(
+            "crawl",
+            "topic",
+            "-a",
+            f"seeds={base}/",
+            "-a",
+            "keywords=足球:3,比赛:2",
+            "-s",
+            f"TOPIC_PAGES_DIR={tmp_path / 'pages'}",
+            "-s",
+            f"MYSQL_SPOOL_DIR={tmp_path / 'spool'}",
+            "-s",
+            f"MYSQL_URL={mysql_url}",
+            "-s",
+            "TOPIC_THRESHOLD_MODE=fixed",
+            "-s",
+            "TOPIC_THRESHOLD=0.05",
+            "-s",
+            "MYSQL_FLUSH_INTERVAL=0.2",
+            "-s",
+            "MYSQL_CLOSE_TIMEOUT=2",
+            "-s",
+            "TOPIC_PROGRESS_INTERVAL=0",
+        )
+    assert result.returncode == 0, result.stderr[-3000:]
+    index = read_jsonl(tmp_path / "pages" / "index.jsonl")
+    rows = pages_by_url(mysql_url)
+    assert sorted(rows) == sorted(line["url"] for line in index)
+    assert len(rows) == 7
+    title = next(line["title"] for line in index if line["url"] == f"{base}/bad.html")
+    assert len(title.encode()) > 70_000
+    assert rows[f"{base}/bad.html"]["title"] == utf8_prefix(title, 65_535)
+    [anchor] = query(mysql_url, "SELECT anchor FROM links WHERE url = %s", f"{base}/more.html")
+    assert anchor["anchor"].startswith("更多 足球比赛新闻报道")
+    assert 65_530 < len(anchor["anchor"].encode()) <= 65_535
+    stats = stats_from(result.stderr)
+    assert stats["mysql/stored"] == stats["topic/stored"] == 7
+    assert "mysql/errors" not in stats
+    assert "mysql/rejected" not in stats
+    assert list((tmp_path / "spool").glob("*.jsonl")) == []
 
 
 # --- the database goes away ------------------------------------------------------------
@@ -600,4 +791,76 @@ def test_replay_without_a_database_keeps_the_spool(tmp_path, mysql_password):
     assert result.returncode == 1
     assert "topicspider: error: MySQL at mysql://topicspider:***@127.0.0.1:" in result.stderr
     assert_no_secret(closed, result.stdout, result.stderr)
+    assert len(list((tmp_path / "spool").glob("*.jsonl"))) == 1
+
+
+def old_spool(folder: Path, *segments: list[dict]) -> None:
+    """A spool as an earlier version or crawl left it: records as they are, uncut."""
+    spool = Spool(folder)
+    spool.open()
+    for records in segments:
+        spool.append(records)
+        spool.seal()
+    spool.close()
+
+
+def record(path: str, **fields) -> dict:
+    return {
+        "table": "pages",
+        "row": {**schema.page_record({**page(path), "path": None}, "c")["row"], **fields},
+    }
+
+
+def test_replay_sets_a_refused_row_aside_and_writes_the_rest(tmp_path, mysql_url):
+    long_title = "足球新闻" * 6000
+    old_spool(
+        tmp_path / "spool",
+        [
+            record("first.html"),
+            record("long.html", title=long_title),  # as spooled before values were cut
+            record("refused.html", depth=-1),  # INT UNSIGNED: out of range
+            record("third.html"),
+        ],
+        [record("later.html")],
+    )
+    settings = ["-s", f"MYSQL_SPOOL_DIR={tmp_path / 'spool'}"]
+    replayed = scrapy("mysql-replay", *settings, env={"TOPICSPIDER_MYSQL_URL": mysql_url})
+
+    assert replayed.returncode == 0, replayed.stderr
+    assert replayed.stdout.startswith("Replayed 4 pages and 0 links from ")
+    assert replayed.stdout.rstrip().endswith(
+        f"; 1 refused, kept in {tmp_path / 'spool' / 'rejected.jsonl'}"
+    )
+    [line] = replayed.stderr.splitlines()
+    assert line.startswith("topicspider: MySQL at mysql://topicspider:***@127.0.0.1:")
+    assert "refused the page http://127.0.0.1:8000/refused.html: (1264, " in line
+    assert line.endswith(f"the row is kept in {tmp_path / 'spool' / 'rejected.jsonl'}")
+    rows = pages_by_url(mysql_url)
+    assert sorted(rows) == [
+        f"http://127.0.0.1:8000/{name}.html" for name in ("first", "later", "long", "third")
+    ]
+    assert rows["http://127.0.0.1:8000/long.html"]["title"] == utf8_prefix(long_title, 65_535)
+    assert list((tmp_path / "spool").glob("[0-9]*.jsonl")) == []
+    [rejected] = read_jsonl(tmp_path / "spool" / "rejected.jsonl")
+    assert rejected["row"]["depth"] == -1
+
+    again = scrapy("mysql-replay", *settings, env={"TOPICSPIDER_MYSQL_URL": mysql_url})
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith("Replayed 0 pages and 0 links")
+
+
+def test_replay_refuses_an_out_of_range_setting_in_one_line(tmp_path, mysql_url):
+    old_spool(tmp_path / "spool", [record("x.html")])
+    result = scrapy(
+        "mysql-replay",
+        "-s",
+        f"MYSQL_SPOOL_DIR={tmp_path / 'spool'}",
+        "-s",
+        "MYSQL_TIMEOUT=0",
+        env={"TOPICSPIDER_MYSQL_URL": mysql_url},
+    )
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "topicspider: error: MYSQL_TIMEOUT=0: expected 0 < it <= 31536000 (seconds)"
+    ]
     assert len(list((tmp_path / "spool").glob("*.jsonl"))) == 1

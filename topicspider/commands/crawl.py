@@ -11,7 +11,6 @@ from scrapy import signals
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 
 from topicspider.exceptions import TopicSpiderError
-from topicspider.mysql.url import MySQLUrl
 from topicspider.pipelines import files, mysql
 from topicspider.redis.scheduler import MISMATCH_REASON
 
@@ -47,7 +46,7 @@ class Command(ScrapyCrawlCommand):
                 if check is not None:
                     check(self.settings, **opts.spargs)
                 if self.settings.get("MYSQL_URL"):
-                    MySQLUrl.parse(self.settings.get("MYSQL_URL"))
+                    mysql.check_settings(self.settings)
             except TopicSpiderError as error:
                 print(f"topicspider: error: {error}", file=sys.stderr)
                 if self.settings.get("LOG_FILE"):

@@ -7,17 +7,17 @@ Registered as the ``mysql-replay`` command by the ``scrapy.commands`` entry poin
 from __future__ import annotations
 
 import sys
-from collections import Counter
 from contextlib import closing
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import pymysql
 from scrapy.commands import ScrapyCommand
 
-from topicspider.exceptions import TopicSpiderError
+from topicspider.exceptions import ConfigError, TopicSpiderError
 from topicspider.mysql import schema
 from topicspider.mysql.spool import Spool, read
 from topicspider.mysql.url import MySQLUrl
+from topicspider.pipelines.mysql import check_settings
 
 if TYPE_CHECKING:
     import argparse
@@ -35,7 +35,8 @@ class Command(ScrapyCommand):
         return (
             "Write the pages and links a crawl could not store in MySQL (kept in "
             "MYSQL_SPOOL_DIR) to the database at MYSQL_URL, oldest first, deleting each spool "
-            "file once the database has it. Safe to run twice: rows are upserted."
+            "file once the database has it. Safe to run twice: rows are upserted. Rows the "
+            "database refuses for their data are kept in MYSQL_SPOOL_DIR/rejected.jsonl."
         )
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
@@ -43,6 +44,7 @@ class Command(ScrapyCommand):
         try:
             if not self.settings.get("MYSQL_URL"):
                 raise TopicSpiderError("MYSQL_URL is not set (nor TOPICSPIDER_MYSQL_URL)")
+            check_settings(self.settings)
             url = MySQLUrl.parse(self.settings.get("MYSQL_URL"))
             spool = Spool(self.settings.get("MYSQL_SPOOL_DIR"))
             written = replay(
@@ -53,21 +55,33 @@ class Command(ScrapyCommand):
             )
         except TopicSpiderError as error:
             print(f"topicspider: error: {error}", file=sys.stderr)
-            self.exitcode = 1
+            self.exitcode = 2 if isinstance(error, ConfigError) else 1
             return
+        for row in written.refused:
+            print(
+                f"topicspider: MySQL at {url} refused {row}: {row.error}; "
+                f"the row is kept in {spool.rejected.absolute()}",
+                file=sys.stderr,
+            )
         print(
-            f"Replayed {written[schema.PAGES]} pages and {written[schema.LINKS]} links "
-            f"from {spool.folder.absolute()} into {url}"
+            f"Replayed {written.counts[schema.PAGES]} pages and "
+            f"{written.counts[schema.LINKS]} links from {spool.folder.absolute()} into {url}"
+            + (
+                f"; {len(written.refused)} refused, kept in {spool.rejected.absolute()}"
+                if written.refused
+                else ""
+            )
         )
 
 
 def replay(
     spool: Spool, url: MySQLUrl, *, connect_timeout: float = 5.0, timeout: float = 30.0
-) -> Counter[str]:
+) -> schema.Written:
     """Write the spool's segments to the database, oldest first, deleting each once it is
-    committed; return how many rows of each table were written."""
+    committed; return how many rows of each table were written, and the rows the database
+    refused for their data, which are kept in the spool's ``rejected.jsonl``."""
     segments = spool.open()
-    written: Counter[str] = Counter()
+    written = schema.Written()
     try:
         connection = pymysql.connect(
             **url.connect_kwargs(),
@@ -80,13 +94,17 @@ def replay(
                 schema.create_tables(cursor)
             for segment in segments:
                 with connection.cursor() as cursor:
-                    counts = schema.write(cursor, read(segment.path))
+                    done = schema.write(cursor, read(segment.path))
                 connection.commit()
+                if done.refused:
+                    spool.reject([row.as_record() for row in done.refused])
                 segment.path.unlink()
-                written.update(counts)
-    except pymysql.Error as exc:
+                written.counts.update(done.counts)
+                written.refused.extend(done.refused)
+    except (pymysql.Error, OSError) as exc:
+        where = f"MySQL at {url} (MYSQL_URL)" if isinstance(exc, pymysql.Error) else "The spool"
         raise TopicSpiderError(
-            f"MySQL at {url} (MYSQL_URL): {exc}; replayed {written[schema.PAGES]} pages, "
+            f"{where}: {exc}; replayed {written.counts[schema.PAGES]} pages, "
             f"the rest stays in {spool.folder.absolute()}"
         ) from None
     finally:

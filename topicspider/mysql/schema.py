@@ -1,18 +1,24 @@
 """The two tables, their upserts, and the rows that go into them.
 
 A row is first a *record*: a JSON-ready dict, which the spool can keep while the database is
-away. :func:`write` turns records into query parameters — never into SQL text — and upserts
-them on the table's unique key, so writing a record twice changes nothing.
+away. :func:`write` turns records into query parameters — never into SQL text — cut to what
+their columns hold, and upserts them on the table's unique key, so writing a record twice
+changes nothing. A row the database still refuses for its data is returned, not written, and
+does not hold back the others.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+from collections import Counter
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
+
+import pymysql
+from pymysql.constants import ER
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -21,6 +27,12 @@ if TYPE_CHECKING:
 
 PAGES = "pages"
 LINKS = "links"
+
+#: The most a ``TEXT`` and a ``MEDIUMTEXT`` column hold, in bytes (of utf8mb4).
+TEXT_BYTES = 65_535
+MEDIUMTEXT_BYTES = 16_777_215
+#: The most ``crawl_id``, a ``VARCHAR(255)``, holds, in characters.
+CRAWL_ID_CHARS = 255
 
 _OPTIONS = "ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci"
 
@@ -68,6 +80,10 @@ class Table:
     hashed: tuple[str, ...]
     #: Fields that identify the row; the upsert leaves them alone.
     key: tuple[str, ...]
+    #: Text fields and the most their column holds: bytes (``TEXT``, ``MEDIUMTEXT``)…
+    max_bytes: Mapping[str, int] = field(default_factory=dict)
+    #: …or characters (``VARCHAR``).
+    max_chars: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -86,11 +102,22 @@ class Table:
         )
 
     def parameters(self, record: Mapping[str, Any]) -> tuple[Any, ...]:
+        """The upsert's parameters for ``record``: each text cut to what its column holds,
+        the hashes of the URLs as they are stored."""
+        row = {name: self.fit(name, record[name]) for name in self.fields}
         hashes = (
-            hashlib.sha1(record[name].encode(), usedforsecurity=False).digest()
-            for name in self.hashed
+            hashlib.sha1(row[name].encode(), usedforsecurity=False).digest() for name in self.hashed
         )
-        return (*hashes, *(record[name] for name in self.fields))
+        return (*hashes, *row.values())
+
+    def fit(self, name: str, value: Any) -> Any:
+        """``value`` of field ``name``, cut to what its column holds (strict SQL mode would
+        refuse the row)."""
+        if name in self.max_bytes:
+            return cut(value, self.max_bytes[name])
+        if name in self.max_chars and value is not None:
+            return value[: self.max_chars[name]]
+        return value
 
 
 TABLES = {
@@ -110,12 +137,22 @@ TABLES = {
         ),
         hashed=("url",),
         key=("url",),
+        max_bytes={
+            "url": TEXT_BYTES,
+            "title": TEXT_BYTES,
+            "path": TEXT_BYTES,
+            "text": MEDIUMTEXT_BYTES,
+            "parent_url": TEXT_BYTES,
+        },
+        max_chars={"charset": 64, "crawl_id": CRAWL_ID_CHARS},
     ),
     LINKS: Table(
         LINKS,
         fields=("page_url", "url", "anchor", "score", "followed", "discovered_at", "crawl_id"),
         hashed=("page_url", "url"),
         key=("page_url", "url"),
+        max_bytes={"page_url": TEXT_BYTES, "url": TEXT_BYTES, "anchor": TEXT_BYTES},
+        max_chars={"crawl_id": CRAWL_ID_CHARS},
     ),
 }
 
@@ -125,17 +162,112 @@ def create_tables(cursor: Cursor) -> None:
         cursor.execute(statement)
 
 
-def write(cursor: Cursor, records: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+#: Error codes that say a row's data is bad, not that the database is away; pymysql raises
+#: some of them as ``OperationalError`` or ``InternalError``.
+REFUSED_DATA = frozenset(
+    {
+        ER.BAD_NULL_ERROR,
+        ER.WARN_NULL_TO_NOTNULL,
+        ER.WARN_DATA_OUT_OF_RANGE,
+        ER.WARN_DATA_TRUNCATED,
+        ER.TRUNCATED_WRONG_VALUE,
+        ER.INVALID_CHARACTER_STRING,
+        ER.NO_DEFAULT_FOR_FIELD,
+        ER.TRUNCATED_WRONG_VALUE_FOR_FIELD,
+        ER.ILLEGAL_VALUE_FOR_TYPE,
+        ER.DATA_TOO_LONG,
+        ER.WRONG_VALUE_FOR_TYPE,
+        ER.DATETIME_FUNCTION_OVERFLOW,
+        ER.CONSTRAINT_FAILED,  # MariaDB's CHECK constraints
+        3819,  # MySQL's CHECK constraints
+    }
+)
+
+
+def refuses(error: BaseException) -> bool:
+    """Whether ``error`` is the database refusing a row for its data: sending the row again
+    would fail again.
+
+    >>> refuses(pymysql.err.DataError(1406, "Data too long for column 'title' at row 1"))
+    True
+    >>> refuses(pymysql.err.OperationalError(2013, "Lost connection to server during query"))
+    False
+    """
+    if isinstance(error, (pymysql.err.DataError, pymysql.err.IntegrityError)):
+        return True
+    return isinstance(error, pymysql.Error) and bool(error.args) and error.args[0] in REFUSED_DATA
+
+
+@dataclass
+class Refused:
+    """A record the database refused, and why."""
+
+    record: Mapping[str, Any]
+    error: str
+
+    def __str__(self) -> str:
+        """What the row is, by its URL: ``the page URL`` or ``the link URL on PAGE_URL``."""
+        record = self.record if isinstance(self.record, dict) else {}
+        row = record.get("row") if isinstance(record.get("row"), dict) else {}
+        if record.get("table") == LINKS:
+            return f"the link {row.get('url')} on {row.get('page_url')}"
+        return f"the page {row.get('url')}"
+
+    def as_record(self) -> dict[str, Any]:
+        """The record with the database's error, as the spool's ``rejected.jsonl`` keeps it."""
+        if isinstance(self.record, dict):
+            return {**self.record, "error": self.error}
+        return {"record": self.record, "error": self.error}
+
+
+@dataclass
+class Written:
+    """What :func:`write` did: rows written per table, and the records refused."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+    refused: list[Refused] = field(default_factory=list)
+
+
+def write(cursor: Cursor, records: Iterable[Mapping[str, Any]]) -> Written:
     """Upsert ``records`` (each ``{"table": name, "row": {...}}``), batched per table with
-    ``executemany``; return how many rows of each table were sent. The caller commits."""
-    rows: dict[str, list[tuple[Any, ...]]] = {name: [] for name in TABLES}
+    ``executemany``. The caller commits.
+
+    If the database refuses a row for its data (:func:`refuses`), that table's batch is sent
+    again one row at a time — InnoDB undoes just the failed statement — and the rows it
+    refuses are left out, in :attr:`Written.refused`; so are records that are not rows of
+    the schema. Any other error is raised: the database may take the rows later."""
+    written = Written()
+    batches: dict[str, list[tuple[Mapping[str, Any], tuple[Any, ...]]]] = {
+        name: [] for name in TABLES
+    }
     for record in records:
-        table = TABLES[record["table"]]
-        rows[table.name].append(table.parameters(record["row"]))
-    for name, parameters in rows.items():
-        if parameters:
-            cursor.executemany(TABLES[name].upsert, parameters)
-    return {name: len(parameters) for name, parameters in rows.items()}
+        try:
+            table = TABLES[record["table"]]
+            batches[table.name].append((record, table.parameters(record["row"])))
+        except (KeyError, TypeError, AttributeError) as error:
+            written.refused.append(Refused(record, f"not a row of the schema ({error!r})"))
+    for name, batch in batches.items():
+        if not batch:
+            continue
+        upsert = TABLES[name].upsert
+        try:
+            cursor.executemany(upsert, [parameters for _, parameters in batch])
+        except pymysql.Error as error:
+            if not refuses(error):
+                raise
+        else:
+            written.counts[name] += len(batch)
+            continue
+        for record, parameters in batch:
+            try:
+                cursor.execute(upsert, parameters)
+            except pymysql.Error as error:
+                if not refuses(error):
+                    raise
+                written.refused.append(Refused(record, str(error)))
+            else:
+                written.counts[name] += 1
+    return written
 
 
 def page_record(item: Mapping[str, Any], crawl_id: str) -> dict[str, Any]:
@@ -178,6 +310,20 @@ def link_records(
         }
         for link in links
     ]
+
+
+def cut(text: str | None, max_bytes: int) -> str | None:
+    """``text`` cut to at most ``max_bytes`` bytes of UTF-8, between two characters.
+
+    >>> cut("足球比赛", 8)
+    '足球'
+    """
+    if text is None or len(text) * 4 <= max_bytes:
+        return text
+    data = text.encode("utf-8")
+    if len(data) <= max_bytes:
+        return text
+    return data[:max_bytes].decode("utf-8", "ignore")
 
 
 def clean(text: str | None) -> str | None:

@@ -5,6 +5,9 @@ the pipeline seals a segment when it is full or old enough and writes segments t
 database oldest first, deleting each once committed. So the folder holds, at any moment,
 exactly the rows the database may not have — after an outage, a crash or a kill too — and
 replaying it in name order writes them in the order they were found.
+
+Rows the database refused for their data go to ``rejected.jsonl`` in the same folder, with
+the database's error: kept for the user, never sent again.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ SUFFIX = ".jsonl"
 #: Segment files are named by creation time and a serial number, so names sort in age order.
 SEGMENT_NAME = re.compile(r"\d{19}-\d{6}\.jsonl")
 LOCK_NAME = ".lock"
+#: Not a segment name: what is in it is never written again.
+REJECTED_NAME = "rejected.jsonl"
 
 
 class SpoolError(TopicSpiderError, OSError):
@@ -83,11 +88,14 @@ class Spool:
             if SEGMENT_NAME.fullmatch(path.name)
         ]
 
+    @property
+    def rejected(self) -> Path:
+        """The file of the records the database refused."""
+        return self.folder / REJECTED_NAME
+
     def append(self, records: Sequence[dict[str, Any]]) -> None:
         """Add ``records`` to the current segment, in one write."""
-        data = "".join(
-            json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n" for record in records
-        ).encode("utf-8")
+        data = _lines(records)
         if not data:
             return
         if self._current is None:
@@ -96,9 +104,7 @@ class Spool:
             self._file = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
             self._current = Segment(path)
         assert self._file is not None
-        view = memoryview(data)
-        while view:
-            view = view[os.write(self._file, view) :]
+        _write(self._file, data)
         self._current.counts.update(record["table"] for record in records)
 
     @property
@@ -114,12 +120,35 @@ class Spool:
             self._file = None
         return segment
 
+    def reject(self, records: Sequence[dict[str, Any]]) -> None:
+        """Append ``records``, which the database refused, to :attr:`rejected`, in one write."""
+        data = _lines(records)
+        if not data:
+            return
+        file = os.open(self.rejected, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            _write(file, data)
+        finally:
+            os.close(file)
+
     def close(self) -> None:
         """Seal the current segment and unlock the folder."""
         self.seal()
         if self._lock is not None:
             os.close(self._lock)
             self._lock = None
+
+
+def _lines(records: Sequence[dict[str, Any]]) -> bytes:
+    return "".join(
+        json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n" for record in records
+    ).encode("utf-8")
+
+
+def _write(file: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(file, view) :]
 
 
 def read(path: Path) -> list[dict[str, Any]]:

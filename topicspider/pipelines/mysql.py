@@ -1,5 +1,6 @@
 """Store accepted pages, and the links found on every page, in MySQL without making the crawl
-wait for the database, and without losing a row when the database goes away."""
+wait for the database, and without losing a row when the database goes away. A row the
+database refuses for its data is set aside and does not hold back the others."""
 
 from __future__ import annotations
 
@@ -17,10 +18,12 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.enterprise import adbapi
 from twisted.internet import task
 
+from topicspider.exceptions import ConfigError
 from topicspider.mysql import schema
 from topicspider.mysql.spool import Segment, Spool, SpoolError, read
 from topicspider.mysql.url import MySQLUrl
 from topicspider.pipelines import close_crawl
+from topicspider.settingtypes import check_types
 from topicspider.signals import links_discovered
 
 if TYPE_CHECKING:
@@ -29,6 +32,7 @@ if TYPE_CHECKING:
 
     from scrapy import Spider
     from scrapy.crawler import Crawler
+    from scrapy.settings import BaseSettings
     from scrapy.statscollectors import StatsCollector
     from twisted.internet.base import DelayedCall
     from twisted.internet.defer import Deferred
@@ -38,6 +42,10 @@ logger = logging.getLogger(__name__)
 
 CLOSE_REASON = "mysql_unavailable"
 SPOOL_CLOSE_REASON = "mysql_spool_error"
+
+#: The most seconds a ``MYSQL_*`` time may be: a year, pymysql's bound on ``connect_timeout``
+#: (and a socket's timeout must fit a ``time_t``).
+MAX_SECONDS = 31_536_000
 
 
 class MySQLUnavailable(CloseSpider):
@@ -69,7 +77,7 @@ def _create_tables(connection: Any) -> None:
         schema.create_tables(cursor)
 
 
-def _write_segment(connection: Any, segment: Segment) -> dict[str, int]:
+def _write_segment(connection: Any, segment: Segment) -> schema.Written:
     """Runs in the pool's thread; adbapi commits when it returns, rolls back if it raises."""
     connection.ping(reconnect=True)  # the server may have restarted since the last write
     with connection.cursor() as cursor:
@@ -86,7 +94,11 @@ class MySQLPipeline:
     When a write fails the crawl goes on, rows wait in the spool and the write is retried
     with a growing delay until the database is back. What the database has not taken when
     the spider closes stays in the spool for the next crawl or ``scrapy mysql-replay``.
-    Off (``NotConfigured``) when ``MYSQL_URL`` is empty.
+    Rows the database refuses for their data (:func:`~topicspider.mysql.schema.refuses`)
+    are not retried: they go to the spool's ``rejected.jsonl``, each logged with its URL and
+    counted in ``mysql/rejected``, and the rows around them are written.
+    Off (``NotConfigured``) when ``MYSQL_URL`` is empty; ``ConfigError`` on settings
+    :func:`check_settings` refuses.
     """
 
     def __init__(
@@ -134,6 +146,7 @@ class MySQLPipeline:
         settings = crawler.settings
         if not settings.get("MYSQL_URL"):
             raise NotConfigured  # no message: the filesystem alone is the normal case
+        check_settings(settings)
         pipeline = cls(
             MySQLUrl.parse(settings.get("MYSQL_URL")),
             Spool(settings.get("MYSQL_SPOOL_DIR")),
@@ -277,11 +290,13 @@ class MySQLPipeline:
             self._written, self._failed, callbackArgs=(segment,), errbackArgs=(segment,)
         )
 
-    def _written(self, counts: dict[str, int], segment: Segment) -> None:
+    def _written(self, written: schema.Written, segment: Segment) -> None:
         self._writing = None
         self._queue.popleft()
-        with suppress(OSError):  # left behind, it is written again, which changes nothing
-            segment.path.unlink()
+        if not written.refused or self._set_aside(written.refused, segment):
+            with suppress(OSError):  # left behind, it is written again, which changes nothing
+                segment.path.unlink()
+        counts = written.counts
         self.stats.inc_value("mysql/stored", counts[schema.PAGES])
         self.stats.inc_value("mysql/links", counts[schema.LINKS])
         if segment.spooled:
@@ -320,6 +335,28 @@ class MySQLPipeline:
         self._retry = reactor.callLater(self._delay, self._retry_now)
         self._delay = min(self._delay * 2, self.max_retry_delay)
 
+    def _set_aside(self, refused: list[schema.Refused], segment: Segment) -> bool:
+        """Keep the rows the database refused in the spool's ``rejected.jsonl``, and say
+        so, one line each. False if that file cannot be written: the segment then stays in
+        the spool, for the next crawl or ``scrapy mysql-replay`` to write again."""
+        self.stats.inc_value("mysql/rejected", len(refused))
+        try:
+            self.spool.reject([row.as_record() for row in refused])
+        except OSError as exc:
+            kept_in, kept = segment.path.absolute(), False
+            logger.error("Cannot write %s: %s", self.spool.rejected.absolute(), exc)
+        else:
+            kept_in, kept = self.spool.rejected.absolute(), True
+        for row in refused:
+            logger.error(
+                "MySQL at %s refused %s: %s; the row is kept in %s",
+                self.url,
+                row,
+                row.error,
+                kept_in,
+            )
+        return kept
+
     def _retry_now(self) -> None:
         self._retry = None
         self._write_next()
@@ -335,6 +372,48 @@ class MySQLPipeline:
     def _unavailable(self, message: str) -> MySQLUnavailable:
         logger.error("%s; the crawl does not start", message)
         return MySQLUnavailable(message)
+
+
+def check_settings(settings: BaseSettings) -> None:
+    """Raise ``ConfigError``, in one line naming the setting, on a ``MYSQL_*`` value the
+    pipeline or ``scrapy mysql-replay`` cannot use: a malformed ``MYSQL_URL``, an empty
+    ``MYSQL_SPOOL_DIR``, a ``MYSQL_CRAWL_ID`` its column cannot hold, a number out of range.
+    ``scrapy crawl`` and ``scrapy mysql-replay`` call it before they start."""
+    if settings.get("MYSQL_URL"):
+        MySQLUrl.parse(settings.get("MYSQL_URL"))
+    if not settings.get("MYSQL_SPOOL_DIR"):
+        raise ConfigError("MYSQL_SPOOL_DIR is empty: expected a folder")
+    crawl_id = settings.get("MYSQL_CRAWL_ID") or ""
+    if len(crawl_id) > schema.CRAWL_ID_CHARS:
+        raise ConfigError(
+            f"MYSQL_CRAWL_ID={crawl_id[:20]!r}…: expected at most {schema.CRAWL_ID_CHARS} "
+            f"characters, not {len(crawl_id)}"
+        )
+    check_types(settings)
+    batch_size = settings.getint("MYSQL_BATCH_SIZE")
+    if batch_size < 1:
+        raise ConfigError(f"MYSQL_BATCH_SIZE={batch_size}: expected at least 1")
+    for name in (
+        "MYSQL_FLUSH_INTERVAL",
+        "MYSQL_RETRY_DELAY",
+        "MYSQL_CONNECT_TIMEOUT",
+        "MYSQL_TIMEOUT",
+    ):
+        seconds = settings.getfloat(name)
+        if not 0 < seconds <= MAX_SECONDS:
+            raise ConfigError(f"{name}={seconds:g}: expected 0 < it <= {MAX_SECONDS} (seconds)")
+    close_timeout = settings.getfloat("MYSQL_CLOSE_TIMEOUT")
+    if not 0 <= close_timeout <= MAX_SECONDS:
+        raise ConfigError(
+            f"MYSQL_CLOSE_TIMEOUT={close_timeout:g}: expected 0 <= it <= {MAX_SECONDS} (seconds)"
+        )
+    retry_delay = settings.getfloat("MYSQL_RETRY_DELAY")
+    max_retry_delay = settings.getfloat("MYSQL_RETRY_MAX_DELAY")
+    if not retry_delay <= max_retry_delay <= MAX_SECONDS:
+        raise ConfigError(
+            f"MYSQL_RETRY_MAX_DELAY={max_retry_delay:g}: expected MYSQL_RETRY_DELAY "
+            f"({retry_delay:g}) <= it <= {MAX_SECONDS} (seconds)"
+        )
 
 
 def default_crawl_id(spider: Spider | None) -> str:
