@@ -382,10 +382,11 @@ class DiskQueue:
 
     def push(self, request: Request, slot: str, fingerprint: str) -> None:
         known = self._row(fingerprint)
-        if known is not None and known[2]:
-            self._requeue(known[0], request, slot)
-            return
-        if self.improve(request, slot, fingerprint):
+        if known is not None:
+            if known[2]:
+                self._requeue(known[0], request, slot)
+            else:
+                self._raise(known, request, slot)
             return
         seq = self._db.execute(
             "INSERT INTO frontier (slot, neg_score, fingerprint, request) VALUES (?, ?, ?, ?)",
@@ -399,13 +400,18 @@ class DiskQueue:
         known = self._row(fingerprint)
         if known is None:
             return False
-        if -score_of(request) < known[1] and not known[2]:
+        if not known[2]:
+            self._raise(known, request, slot)
+        return True
+
+    def _raise(self, known: tuple[int, float, int], request: Request, slot: str) -> None:
+        """Give the queued row ``known`` the request's score, if it is higher."""
+        if -score_of(request) < known[1]:
             self._db.execute(
                 "UPDATE frontier SET neg_score = ?, request = ? WHERE seq = ?",
                 (-score_of(request), self._dumps(request), known[0]),
             )
             self._moved(slot, (-score_of(request), known[0]))
-        return True
 
     def _row(self, fingerprint: str) -> tuple[int, float, int] | None:
         """``(seq, neg_score, taken)`` of the request queued or in flight with this fingerprint."""
