@@ -5,11 +5,11 @@ from hypothesis import strategies as st
 
 from topicspider.charset import decode
 from topicspider.keywords import parse_inline
-from topicspider.relevance import BestFirst, LinkCandidate, Relevance
+from topicspider.relevance import BestFirst, LinkCandidate, Relevance, link_text
 from topicspider.text import extract_page, parse_html
 
 RELEVANCE = Relevance(parse_inline("足球:3,比赛:2,football:2"))
-STRATEGY = BestFirst(RELEVANCE)
+STRATEGY = BestFirst()
 HEADERS = st.sampled_from(
     [
         None,
@@ -47,6 +47,7 @@ def test_random_bytes_never_break_scoring(parts, content_type):
     relevance = RELEVANCE.page(page.title, page.body)
     assert 0.0 <= relevance <= 1.0 + 1e-9
     for link in page.links.values():
-        score = STRATEGY.score(LinkCandidate(link, 1, relevance))
+        anchor = RELEVANCE.text(link_text(link))
+        score = STRATEGY.score(LinkCandidate(anchor, 1, relevance, link.navigation))
         assert 0.0 <= score <= 2.0
     assert encoding

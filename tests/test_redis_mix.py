@@ -27,7 +27,7 @@ def pages(n: int, seed: int) -> list[tuple[tuple[float, ...], float]]:
 def test_every_worker_scores_links_with_the_mix_learned_from_all_pages(redis_server):
     server, prefix = new_crawl(redis_server)
     first, second = (SharedBestFirst(server, prefix, PRIOR, warmup=50) for _ in range(2))
-    alone = BestFirst(None, PRIOR, adaptive=True, warmup=50)
+    alone = BestFirst(PRIOR, adaptive=True, warmup=50)
     judged = pages(60, seed=1)
     for i, (features, relevance) in enumerate(judged):
         (first if i % 3 else second).learn(features, relevance)

@@ -10,6 +10,7 @@ from topicspider.relevance import (
     DepthFirst,
     LinkCandidate,
     Relevance,
+    link_text,
     reserve_score,
 )
 from topicspider.text import LinkContext, parse_html
@@ -109,11 +110,13 @@ def test_unknown_weighting_is_rejected():
 def candidate(
     anchor: str, depth: int = 1, parent: float = 0.0, url: str = "http://127.0.0.1/x.html"
 ):
-    return LinkCandidate(LinkContext(url, anchor, anchor), depth, parent)
+    """A link as the analyzer scores it: its anchor, context and URL words against SPORTS."""
+    text = link_text(LinkContext(url, anchor, anchor))
+    return LinkCandidate(Relevance(SPORTS).text(text), depth, parent)
 
 
 def test_best_first_prefers_topical_anchor_and_topical_parent():
-    strategy = BestFirst(Relevance(SPORTS), {"anchor": 0.6, "parent": 0.4})
+    strategy = BestFirst({"anchor": 0.6, "parent": 0.4})
     topical = strategy.score(candidate("足球比赛回顾"))
     plain = strategy.score(candidate("联系我们"))
     assert topical > plain
@@ -130,7 +133,7 @@ def test_breadth_and_depth_first_order_by_depth():
 
 
 def test_links_in_reserve_go_after_every_scored_link_fewest_clicks_first():
-    strategy = BestFirst(Relevance(SPORTS), {"anchor": 0.6, "parent": 0.4})
+    strategy = BestFirst({"anchor": 0.6, "parent": 0.4})
     worst = min(
         scorer.score(candidate("联系我们", depth=40))
         for scorer in (strategy, BreadthFirst(), DepthFirst())
@@ -145,22 +148,20 @@ def test_links_in_reserve_go_after_every_scored_link_fewest_clicks_first():
 
 def test_weights_are_checked():
     with pytest.raises(ValueError, match="unknown link-score terms: colour"):
-        BestFirst(Relevance(SPORTS), {"colour": 1.0})
+        BestFirst({"colour": 1.0})
     with pytest.raises(ValueError, match=">= 0"):
-        BestFirst(Relevance(SPORTS), {"anchor": -1.0})
+        BestFirst({"anchor": -1.0})
 
 
 def test_pattern_yield_and_importance_terms():
-    strategy = BestFirst(
-        Relevance(SPORTS), {"anchor": 0, "parent": 0, "pattern": 1, "importance": 2}
-    )
-    link = LinkContext("http://127.0.0.1/x", "", "")
-    assert strategy.score(LinkCandidate(link, 1, 0.0, pattern_yield=0.5, importance=0.25)) == 1.0
-    assert strategy.features(LinkCandidate(link, 1, 0.3, 0.5, 0.25)) == (0.0, 0.3, 0.5, 0.25)
+    strategy = BestFirst({"anchor": 0, "parent": 0, "pattern": 1, "importance": 2})
+    assert strategy.score(LinkCandidate(0.0, 1, 0.0, pattern_yield=0.5, importance=0.25)) == 1.0
+    features = strategy.features(LinkCandidate(0.1, 1, 0.3, pattern_yield=0.5, importance=0.25))
+    assert features == (0.1, 0.3, 0.5, 0.25)
 
 
 def test_adaptive_weights_follow_the_term_that_predicts_relevance():
-    strategy = BestFirst(Relevance(SPORTS), {"anchor": 0.5, "parent": 0.5}, adaptive=True, warmup=5)
+    strategy = BestFirst({"anchor": 0.5, "parent": 0.5}, adaptive=True, warmup=5)
     for i in range(200):
         anchor, parent = (i % 7) / 7, ((i * 3) % 5) / 5
         strategy.learn((anchor, parent, 0.0, 0.0), relevance=anchor * 0.8)
@@ -171,36 +172,36 @@ def test_adaptive_weights_follow_the_term_that_predicts_relevance():
 
 
 def test_a_resumed_mix_keeps_what_it_learned_under_the_weights_given_now():
-    saved = BestFirst(None, {"anchor": 0.5, "parent": 0.5}, adaptive=True, warmup=5)
+    saved = BestFirst({"anchor": 0.5, "parent": 0.5}, adaptive=True, warmup=5)
     for i in range(200):
         anchor, parent = (i % 7) / 7, ((i * 3) % 5) / 5
         saved.learn((anchor, parent, 0.0, 0.0), relevance=anchor * 0.8)
-    resumed = BestFirst(None, {"anchor": 0.5, "parent": 0.5}, adaptive=True, warmup=5)
+    resumed = BestFirst({"anchor": 0.5, "parent": 0.5}, adaptive=True, warmup=5)
     resumed.resume(saved)
     assert resumed.weights_by_name() == saved.weights_by_name()
-    reweighed = BestFirst(None, {"anchor": 0.2, "parent": 0.2}, adaptive=True, warmup=5)
+    reweighed = BestFirst({"anchor": 0.2, "parent": 0.2}, adaptive=True, warmup=5)
     reweighed.resume(saved)
     assert sum(reweighed.weights_by_name().values()) == pytest.approx(0.4, abs=1e-3)
-    fixed = BestFirst(None, {"anchor": 0.3, "parent": 0.7}, adaptive=False)
+    fixed = BestFirst({"anchor": 0.3, "parent": 0.7}, adaptive=False)
     fixed.resume(saved)
     assert fixed.weights_by_name()["anchor"] == 0.3
 
 
 def test_fixed_weights_do_not_learn():
-    strategy = BestFirst(Relevance(SPORTS), {"anchor": 0.5, "parent": 0.5}, adaptive=False)
+    strategy = BestFirst({"anchor": 0.5, "parent": 0.5}, adaptive=False)
     strategy.learn((1.0, 0.0, 0.0, 0.0), 1.0)
     assert strategy.weights_by_name()["anchor"] == 0.5
 
 
 def test_navigation_links_are_discounted():
-    strategy = BestFirst(Relevance(SPORTS), {"anchor": 0.6, "parent": 0.4}, noise_discount=0.5)
-    content = LinkCandidate(LinkContext("http://127.0.0.1/x", "足球比赛", "足球比赛"), 1, 0.2)
-    menu = LinkCandidate(LinkContext("http://127.0.0.1/x", "足球比赛", "足球比赛", True), 1, 0.2)
+    strategy = BestFirst({"anchor": 0.6, "parent": 0.4}, noise_discount=0.5)
+    content = LinkCandidate(0.5, 1, 0.2)
+    menu = LinkCandidate(0.5, 1, 0.2, navigation=True)
     assert strategy.score(menu) == pytest.approx(strategy.score(content) * 0.5)
 
 
 def test_pages_of_equal_relevance_teach_no_mix():
-    strategy = BestFirst(None, {"anchor": 0.6, "parent": 0.4}, adaptive=True, warmup=5)
+    strategy = BestFirst({"anchor": 0.6, "parent": 0.4}, adaptive=True, warmup=5)
     for i in range(30):
         strategy.learn((0.1 * (i % 5), 0.01 * i, 0.0, 0.0), 0.4)
     assert strategy.weights_by_name() == {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import re
 import signal
 import subprocess
 import time
@@ -104,6 +105,21 @@ def test_crawl_stores_on_topic_pages_with_index(site, full_crawl):
     assert "'topic/dropped':" in log
     assert "harvest rate" in log
     assert "Warning" not in log, "a crawl with the defaults logs no warnings"
+
+
+def test_final_stats_show_the_threshold_and_link_score_mix_learned(full_crawl):
+    out, log = full_crawl
+    learned = {
+        name: float(value)
+        for name, value in re.findall(r"'topic/(threshold|mix/\w+)': ([\d.]+)", log)
+    }
+    last_verdict = read_jsonl(out / "fetch.jsonl")[-1]["threshold"]
+    assert learned["threshold"] == pytest.approx(last_verdict, abs=1e-4)
+    mix = {name: weight for name, weight in learned.items() if name.startswith("mix/")}
+    assert set(mix) == {"mix/anchor", "mix/parent", "mix/pattern", "mix/importance"}
+    assert mix["mix/importance"] == 0, "a term weighted 0 stays off"
+    assert sum(mix.values()) == pytest.approx(0.6 + 0.4 + 0.1, abs=1e-3)
+    assert mix["mix/anchor"] != 0.6, "the crawl learned its own mix (TOPIC_ADAPTIVE)"
 
 
 def test_gbk_pages_are_stored_raw_and_indexed_as_unicode(site, site_url, full_crawl):

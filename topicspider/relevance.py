@@ -140,15 +140,16 @@ def link_text(link: LinkContext, words: str | None = None) -> str:
 class LinkCandidate:
     """An out-link with what the strategies may use to score it."""
 
-    link: LinkContext
+    #: The relevance of ``link_text(link)``: what the link itself says of the topic.
+    anchor: float
     depth: int
     parent_relevance: float
+    #: In a block of links (a menu, a site map), not in the page's own text.
+    navigation: bool = False
     #: Smoothed share of on-topic pages among fetched pages of the link's URL template.
     pattern_yield: float = 0.0
     #: On-line importance (OPIC cash) of the link's target, in [0, 1).
     importance: float = 0.0
-    #: The relevance of ``link_text(link)`` when already known (a worker process scored it).
-    anchor: float | None = None
 
 
 class Strategy:
@@ -257,7 +258,6 @@ class BestFirst(Strategy):
 
     def __init__(
         self,
-        relevance: Relevance | None,
         weights: dict[str, float] | None = None,
         *,
         noise_discount: float = 0.0,
@@ -270,7 +270,6 @@ class BestFirst(Strategy):
             raise ValueError(f"unknown link-score terms: {', '.join(sorted(unknown))}")
         if any(w < 0 for w in weights.values()) or not 0.0 <= noise_discount <= 1.0:
             raise ValueError("weights must be >= 0 and the noise discount within [0, 1]")
-        self.relevance = relevance
         self.prior = np.array([weights.get(name, 0.0) for name in FEATURES])
         self.weights = self.prior.copy()
         self.noise_discount = noise_discount
@@ -279,11 +278,12 @@ class BestFirst(Strategy):
         self._correlation = Correlation(len(FEATURES))
 
     def features(self, candidate: LinkCandidate) -> tuple[float, ...]:
-        anchor = candidate.anchor
-        if anchor is None:
-            assert self.relevance is not None, "BestFirst(None) needs candidates with an anchor"
-            anchor = self.relevance.text(link_text(candidate.link))
-        return (anchor, candidate.parent_relevance, candidate.pattern_yield, candidate.importance)
+        return (
+            candidate.anchor,
+            candidate.parent_relevance,
+            candidate.pattern_yield,
+            candidate.importance,
+        )
 
     def score(self, candidate: LinkCandidate) -> float:
         return self.score_and_features(candidate)[0]
@@ -291,7 +291,7 @@ class BestFirst(Strategy):
     def score_and_features(self, candidate: LinkCandidate) -> tuple[float, tuple[float, ...]]:
         features = self.features(candidate)
         score = float(np.dot(self.weights, features))
-        if candidate.link.navigation:
+        if candidate.navigation:
             score *= 1.0 - self.noise_discount
         return score, features
 

@@ -44,7 +44,7 @@ class SharedBestFirst(Learner, BestFirst):
     def __init__(
         self, server: Redis, prefix: str, weights: dict[str, float], **options: Any
     ) -> None:
-        BestFirst.__init__(self, None, weights, adaptive=True, **options)
+        BestFirst.__init__(self, weights, adaptive=True, **options)
         self.key = f"{prefix}:moments"
         self._script = server.register_script(ADD_MOMENTS)
         self._unsent = Correlation(len(FEATURES))

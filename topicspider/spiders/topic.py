@@ -49,7 +49,6 @@ from topicspider.siblings import PARENT_KEY, SiblingYields
 from topicspider.signals import links_discovered, page_scored
 from topicspider.simhash import SimHashIndex
 from topicspider.slots import SLOT_POLICIES
-from topicspider.text import LinkContext
 from topicspider.thresholds import AdaptiveThreshold, threshold_from_settings
 from topicspider.thresholds import check_settings as check_threshold_settings
 from topicspider.urlpatterns import PatternStats, template, without_session
@@ -248,7 +247,6 @@ class TopicSpider(Spider):
         if name != BestFirst.name:
             return STRATEGIES[name]()
         return BestFirst(
-            None,  # links come scored by the analyzer
             {
                 "anchor": settings.getfloat("TOPIC_ANCHOR_WEIGHT"),
                 "parent": settings.getfloat("TOPIC_PARENT_WEIGHT"),
@@ -285,6 +283,15 @@ class TopicSpider(Spider):
                 state[name] = getattr(self, name)
             else:
                 setattr(self, name, state[name])
+
+    def closed(self, reason: str) -> None:
+        """What the crawl learned goes in the final stats: the threshold its last verdicts
+        used, and the link-score mix (with ``TOPIC_ADAPTIVE``, no longer the one set)."""
+        stats = self.crawler.stats
+        stats.set_value("topic/threshold", round(self.threshold.value, 4))
+        if isinstance(self.strategy, BestFirst):
+            for name, weight in self.strategy.weights_by_name().items():
+                stats.set_value(f"topic/mix/{name}", weight)
 
     def scheduled(self, request: Request) -> None:
         """A seed that redirects to another host (``www.example.com`` to ``example.com``,
@@ -505,12 +512,12 @@ class TopicSpider(Spider):
         scored = []
         for link in links:
             candidate = LinkCandidate(
-                LinkContext(link.url, link.text, link.text, navigation=link.navigation),
+                link.anchor,
                 depth + 1,
                 lineage,
+                navigation=link.navigation,
                 pattern_yield=self.patterns.yield_of(link.template),
                 importance=self.importance.importance(link.url) if self.importance else 0.0,
-                anchor=link.anchor,
             )
             scored.append((*self.strategy.score_and_features(candidate), link))
         scored.sort(key=lambda item: -item[0])
