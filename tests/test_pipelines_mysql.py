@@ -364,6 +364,105 @@ def test_a_row_the_database_refuses_is_set_aside_and_the_rest_is_written(tmp_pat
     assert rejected["error"].startswith("(1406, ")
 
 
+def as_root(mariadb: MariaDB, sql: str, *args) -> tuple:
+    with closing(mariadb.admin()) as connection, connection.cursor() as cursor:
+        cursor.execute(sql, args)
+        return cursor.fetchall()
+
+
+@pytest.fixture
+def max_allowed_packet(mariadb):
+    """Sets the session MariaDB's ``max_allowed_packet`` for the connections opened after;
+    puts the server's own value back at the end of the test."""
+    [[default]] = as_root(mariadb, "SELECT @@global.max_allowed_packet")
+    yield lambda size: as_root(mariadb, "SET GLOBAL max_allowed_packet = %s", size)
+    as_root(mariadb, "SET GLOBAL max_allowed_packet = %s", default)
+
+
+@pytest.mark.parametrize("limit", [64 * 1024, 1024 * 1024])
+def test_a_row_bigger_than_max_allowed_packet_is_set_aside_and_the_rest_is_written(
+    tmp_path, mysql_url, max_allowed_packet, limit
+):
+    max_allowed_packet(limit)
+    quarter = "足" * (limit // 12)  # a quarter of the packet: a batch of four does not fit in one
+    steps = [
+        *(page(f"fits{n}.html", text=f"{quarter}{n}") for n in range(4)),
+        page("huge.html", text="a" * 2 * limit),  # fits in MEDIUMTEXT, never in one packet
+        links("http://127.0.0.1:8000/fits0.html", "one", "two"),
+        *(page(f"later{n}.html") for n in range(3)),
+    ]
+    stats, log = store(
+        tmp_path,
+        mysql_url,
+        *steps,
+        MYSQL_BATCH_SIZE=5,
+        MYSQL_RETRY_DELAY=0.1,
+        MYSQL_CLOSE_TIMEOUT=2,
+    )
+
+    rows = pages_by_url(mysql_url)
+    assert sorted(rows) == sorted(
+        step["url"] for step in steps if "url" in step and "huge" not in step["url"]
+    )
+    for n in range(4):
+        assert rows[f"http://127.0.0.1:8000/fits{n}.html"]["text"] == f"{quarter}{n}"
+    assert len(query(mysql_url, "SELECT * FROM links")) == 2
+    assert stats["mysql/stored"] == 7
+    assert stats["mysql/links"] == 2
+    assert stats["mysql/rejected"] == 1
+    assert "mysql/errors" not in stats
+    assert "mysql/unwritten" not in stats
+    errors = [line for line in log.splitlines() if " ERROR: " in line]
+    assert len(errors) == 1, log[-3000:]
+    assert "refused the page http://127.0.0.1:8000/huge.html: (1153, " in errors[0]
+    assert f"the server's max_allowed_packet is {limit}" in errors[0]
+    assert str(tmp_path / "spool" / "rejected.jsonl") in errors[0]
+    assert list((tmp_path / "spool").glob("[0-9]*.jsonl")) == []
+    [rejected] = read_jsonl(tmp_path / "spool" / "rejected.jsonl")
+    assert rejected["row"]["text"] == "a" * 2 * limit
+    assert rejected["error"].startswith("(1153, ")
+
+
+def test_a_row_that_just_fits_max_allowed_packet_is_written_a_byte_more_is_not(
+    mysql_url, max_allowed_packet
+):
+    max_allowed_packet(64 * 1024)
+    pages = schema.TABLES[schema.PAGES]
+    connection = pymysql.connect(**MySQLUrl.parse(mysql_url).connect_kwargs(), connect_timeout=5)
+    with closing(connection), connection.cursor() as cursor:
+
+        def upsert_bytes(record: dict) -> int:
+            sql = cursor.mogrify(pages.upsert, pages.parameters(record["row"]))
+            return len(sql.encode("utf-8"))
+
+        records = []
+        for name, extra in (("fits", 0), ("over", 1)):
+            empty = record(f"{name}.html", text="")
+            # The packet, a command byte and the statement, must be shorter than the limit.
+            text = "a" * (64 * 1024 - 2 - upsert_bytes(empty) + extra)
+            records.append(record(f"{name}.html", text=text))
+        assert [upsert_bytes(r) + 1 for r in records] == [64 * 1024 - 1, 64 * 1024]
+
+        schema.create_tables(cursor)
+        written = schema.write(cursor, records)
+        connection.commit()
+    assert written.counts == {schema.PAGES: 1}
+    [refused] = written.refused
+    assert str(refused) == "the page http://127.0.0.1:8000/over.html"
+    assert refused.error.startswith("(1153, ")
+    assert list(pages_by_url(mysql_url)) == ["http://127.0.0.1:8000/fits.html"]
+
+    # Sent anyway, the server drops the connection: the limit is the server's, to the byte.
+    connection = pymysql.connect(**MySQLUrl.parse(mysql_url).connect_kwargs(), connect_timeout=5)
+    with (
+        closing(connection),
+        connection.cursor() as cursor,
+        pytest.raises(pymysql.err.OperationalError) as dropped,
+    ):
+        cursor.execute(pages.upsert, pages.parameters(records[1]["row"]))
+    assert dropped.value.args[0] in (1153, 2006, 2013)
+
+
 def test_upserts_go_as_multi_row_statements():
     for table in schema.TABLES.values():
         assert RE_INSERT_VALUES.match(table.upsert), "executemany would send one row at a time"
@@ -847,6 +946,36 @@ def test_replay_sets_a_refused_row_aside_and_writes_the_rest(tmp_path, mysql_url
     again = scrapy("mysql-replay", *settings, env={"TOPICSPIDER_MYSQL_URL": mysql_url})
     assert again.returncode == 0, again.stderr
     assert again.stdout.startswith("Replayed 0 pages and 0 links")
+
+
+def test_replay_sets_a_row_bigger_than_max_allowed_packet_aside(
+    tmp_path, mysql_url, max_allowed_packet
+):
+    max_allowed_packet(1024 * 1024)
+    old_spool(
+        tmp_path / "spool",
+        [
+            record("first.html"),
+            record("huge.html", text="a" * 2 * 1024 * 1024),
+            record("third.html"),
+        ],
+        [record("later.html")],
+    )
+    settings = ["-s", f"MYSQL_SPOOL_DIR={tmp_path / 'spool'}"]
+    replayed = scrapy("mysql-replay", *settings, env={"TOPICSPIDER_MYSQL_URL": mysql_url})
+
+    assert replayed.returncode == 0, replayed.stderr
+    assert replayed.stdout.startswith("Replayed 3 pages and 0 links from ")
+    assert "; 1 refused, kept in " in replayed.stdout
+    [line] = replayed.stderr.splitlines()
+    assert "refused the page http://127.0.0.1:8000/huge.html: (1153, " in line
+    assert "the server's max_allowed_packet is 1048576" in line
+    assert sorted(pages_by_url(mysql_url)) == [
+        f"http://127.0.0.1:8000/{name}.html" for name in ("first", "later", "third")
+    ]
+    assert list((tmp_path / "spool").glob("[0-9]*.jsonl")) == []
+    [rejected] = read_jsonl(tmp_path / "spool" / "rejected.jsonl")
+    assert rejected["row"]["url"] == "http://127.0.0.1:8000/huge.html"
 
 
 def test_replay_refuses_an_out_of_range_setting_in_one_line(tmp_path, mysql_url):

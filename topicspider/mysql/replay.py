@@ -36,7 +36,8 @@ class Command(ScrapyCommand):
             "Write the pages and links a crawl could not store in MySQL (kept in "
             "MYSQL_SPOOL_DIR) to the database at MYSQL_URL, oldest first, deleting each spool "
             "file once the database has it. Safe to run twice: rows are upserted. Rows the "
-            "database refuses for their data are kept in MYSQL_SPOOL_DIR/rejected.jsonl."
+            "database refuses for their data, or bigger than its max_allowed_packet, are kept "
+            "in MYSQL_SPOOL_DIR/rejected.jsonl."
         )
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
@@ -79,7 +80,8 @@ def replay(
 ) -> schema.Written:
     """Write the spool's segments to the database, oldest first, deleting each once it is
     committed; return how many rows of each table were written, and the rows the database
-    refused for their data, which are kept in the spool's ``rejected.jsonl``."""
+    refused for their data or that are bigger than its ``max_allowed_packet``, which are
+    kept in the spool's ``rejected.jsonl``."""
     segments = spool.open()
     written = schema.Written()
     try:

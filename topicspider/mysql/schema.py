@@ -3,8 +3,8 @@
 A row is first a *record*: a JSON-ready dict, which the spool can keep while the database is
 away. :func:`write` turns records into query parameters — never into SQL text — cut to what
 their columns hold, and upserts them on the table's unique key, so writing a record twice
-changes nothing. A row the database still refuses for its data is returned, not written, and
-does not hold back the others.
+changes nothing. A row the database still refuses for its data, or that is too big to send
+at all, is returned, not written, and does not hold back the others.
 """
 
 from __future__ import annotations
@@ -198,6 +198,17 @@ def refuses(error: BaseException) -> bool:
     return isinstance(error, pymysql.Error) and bool(error.args) and error.args[0] in REFUSED_DATA
 
 
+def too_big(size: int, max_packet: int) -> str:
+    """Why a row whose upsert takes ``size`` bytes is not sent, in the server's words."""
+    return str(
+        pymysql.err.OperationalError(
+            ER.NET_PACKET_TOO_LARGE,
+            "Got a packet bigger than 'max_allowed_packet' bytes: its upsert takes "
+            f"{size} bytes, the server's max_allowed_packet is {max_packet}",
+        )
+    )
+
+
 @dataclass
 class Refused:
     """A record the database refused, and why."""
@@ -230,22 +241,38 @@ class Written:
 
 def write(cursor: Cursor, records: Iterable[Mapping[str, Any]]) -> Written:
     """Upsert ``records`` (each ``{"table": name, "row": {...}}``), batched per table with
-    ``executemany``. The caller commits.
+    ``executemany``, in statements that fit the server's ``max_allowed_packet``. The caller
+    commits.
 
-    If the database refuses a row for its data (:func:`refuses`), that table's batch is sent
+    A row whose upsert alone does not fit that packet is left out, in
+    :attr:`Written.refused` — sent, it would make the server drop the connection, which
+    looks like an outage, every time; so are records that are not rows of the schema. If
+    the database refuses a row for its data (:func:`refuses`), that table's batch is sent
     again one row at a time — InnoDB undoes just the failed statement — and the rows it
-    refuses are left out, in :attr:`Written.refused`; so are records that are not rows of
-    the schema. Any other error is raised: the database may take the rows later."""
+    refuses are left out too. Any other error is raised: the database may take the rows
+    later."""
     written = Written()
+    cursor.execute("SELECT @@max_allowed_packet")
+    [max_packet] = cursor.fetchone()
+    # A packet (a command byte and the statement) must be shorter than max_allowed_packet,
+    # or the server drops the connection: error 1153, or 2006 when the drop comes first.
+    max_statement = max_packet - 2
+    cursor.max_stmt_length = min(cursor.max_stmt_length, max_statement)
     batches: dict[str, list[tuple[Mapping[str, Any], tuple[Any, ...]]]] = {
         name: [] for name in TABLES
     }
     for record in records:
         try:
             table = TABLES[record["table"]]
-            batches[table.name].append((record, table.parameters(record["row"])))
+            parameters = table.parameters(record["row"])
         except (KeyError, TypeError, AttributeError) as error:
             written.refused.append(Refused(record, f"not a row of the schema ({error!r})"))
+            continue
+        size = len(cursor.mogrify(table.upsert, parameters).encode(cursor.connection.encoding))
+        if size > max_statement:
+            written.refused.append(Refused(record, too_big(size, max_packet)))
+        else:
+            batches[table.name].append((record, parameters))
     for name, batch in batches.items():
         if not batch:
             continue

@@ -6,8 +6,8 @@ database oldest first, deleting each once committed. So the folder holds, at any
 exactly the rows the database may not have — after an outage, a crash or a kill too — and
 replaying it in name order writes them in the order they were found.
 
-Rows the database refused for their data go to ``rejected.jsonl`` in the same folder, with
-the database's error: kept for the user, never sent again.
+Rows the database refused for their data, or too big for its ``max_allowed_packet``, go to
+``rejected.jsonl`` in the same folder, with the error: kept for the user, never sent again.
 """
 
 from __future__ import annotations

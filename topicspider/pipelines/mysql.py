@@ -1,6 +1,7 @@
 """Store accepted pages, and the links found on every page, in MySQL without making the crawl
 wait for the database, and without losing a row when the database goes away. A row the
-database refuses for its data is set aside and does not hold back the others."""
+database refuses for its data, or too big for its ``max_allowed_packet``, is set aside and
+does not hold back the others."""
 
 from __future__ import annotations
 
@@ -94,9 +95,11 @@ class MySQLPipeline:
     When a write fails the crawl goes on, rows wait in the spool and the write is retried
     with a growing delay until the database is back. What the database has not taken when
     the spider closes stays in the spool for the next crawl or ``scrapy mysql-replay``.
-    Rows the database refuses for their data (:func:`~topicspider.mysql.schema.refuses`)
-    are not retried: they go to the spool's ``rejected.jsonl``, each logged with its URL and
-    counted in ``mysql/rejected``, and the rows around them are written.
+    Rows the database refuses for their data (:func:`~topicspider.mysql.schema.refuses`),
+    and rows whose upsert is bigger than the server's ``max_allowed_packet`` (sent, they
+    would make it drop the connection, like an outage), are not retried: they go to the
+    spool's ``rejected.jsonl``, each logged with its URL and counted in ``mysql/rejected``,
+    and the rows around them are written.
     Off (``NotConfigured``) when ``MYSQL_URL`` is empty; ``ConfigError`` on settings
     :func:`check_settings` refuses.
     """
