@@ -1,13 +1,26 @@
-"""REDIS_URL in messages: the password masked, whatever the URL's mistakes."""
+"""REDIS_URL in messages: the password masked, whatever the URL's mistakes. Redis refusing
+commands for a while (a failed save, missing replicas, a long script) is an outage."""
 
 from __future__ import annotations
 
 import doctest
+import logging
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
+import redis
+from redis_server import RedisServer, new_crawl
 
 from topicspider.redis import connection
-from topicspider.redis.connection import masked_url
+from topicspider.redis.connection import UNAVAILABLE, masked_url
+from topicspider.redis.crawl import CrawlRecord
+from topicspider.redis.learning import LearningSync
+from topicspider.redis.patterns import SharedPatternStats
+from topicspider.redis.simhashes import SharedSimHashIndex
 
 
 def test_doctests():
@@ -35,3 +48,116 @@ def test_no_part_of_the_password_shows(url):
     assert "hunter2" not in shown
     assert "***@" in shown
     assert shown.endswith(url.rpartition("@")[2])
+
+
+def wait_for(condition, what: str, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def snapshot(client: redis.Redis) -> str:
+    """Start a ``BGSAVE`` and wait for it: ``ok`` or ``err``."""
+    client.bgsave()
+    wait_for(lambda: not client.info("persistence")["rdb_bgsave_in_progress"], "the snapshot")
+    return client.info("persistence")["rdb_last_bgsave_status"]
+
+
+@contextmanager
+def failing_snapshots(server: RedisServer) -> Iterator[None]:
+    """``MISCONF``: Redis takes no write while its last snapshot failed, as on a full disk
+    (``stop-writes-on-bgsave-error yes``, the default). Here a folder is in the way of the
+    snapshot's file; as root, a read-only folder would not stop it, and Redis 7 refuses
+    ``CONFIG SET dir``. Snapshots are turned on for the while (tests/redis_server.py)."""
+    client = server.client()
+    in_the_way = server.directory / client.config_get("dbfilename")["dbfilename"]
+    (in_the_way / "folder").mkdir(parents=True)
+    client.config_set("save", "3600 1")
+    try:
+        assert snapshot(client) == "err"
+        yield
+    finally:
+        shutil.rmtree(in_the_way)
+        assert snapshot(client) == "ok"
+        client.config_set("save", "")
+        in_the_way.unlink()
+
+
+@contextmanager
+def missing_replicas(server: RedisServer) -> Iterator[None]:
+    """``NOREPLICAS``: fewer replicas than ``min-replicas-to-write`` are connected."""
+    client = server.client()
+    client.config_set("min-replicas-to-write", 1)
+    try:
+        yield
+    finally:
+        client.config_set("min-replicas-to-write", 0)
+
+
+@contextmanager
+def busy_script(server: RedisServer, seconds: float = 3) -> Iterator[None]:
+    """``BUSY``: another client's script runs longer than ``busy-reply-threshold``; Redis
+    answers nothing else until it ends."""
+    client = server.client()
+    threshold = client.config_get("busy-reply-threshold")["busy-reply-threshold"]
+    client.config_set("busy-reply-threshold", 100)
+    spin = """
+    local start = redis.call('TIME')[1]
+    while redis.call('TIME')[1] - start < tonumber(ARGV[1]) do end
+    """
+    running = threading.Thread(target=lambda: server.client().eval(spin, 0, seconds))
+    running.start()
+
+    def refused() -> bool:
+        try:
+            client.exists("probe")
+        except redis.ResponseError:
+            return True
+        return False
+
+    try:
+        wait_for(refused, "Redis to be busy")
+        yield
+    finally:
+        running.join()
+        client.config_set("busy-reply-threshold", threshold)
+
+
+REFUSALS = {
+    "MISCONF": (failing_snapshots, "failed to save its data to disk", "free disk space"),
+    "NOREPLICAS": (missing_replicas, "min-replicas-to-write", "reconnect the replicas"),
+    "BUSY": (busy_script, "busy-reply-threshold", "SCRIPT KILL"),
+}
+
+
+@pytest.mark.parametrize("code", sorted(REFUSALS))
+def test_redis_refusing_commands_for_a_while_is_waited_out(redis_server, code, caplog):
+    """Before, these came as plain ``ResponseError``: the worker's heartbeat, its learning
+    and its near-duplicate check stopped for the rest of the crawl at the first one."""
+    refusal, cause, remedy = REFUSALS[code]
+    server, prefix = new_crawl(redis_server)
+    patterns = SharedPatternStats(server, prefix)
+    sync = LearningSync(server, [patterns])
+    simhashes = SharedSimHashIndex(server, f"{prefix}:simhash:3", 3)
+    record = CrawlRecord(server, prefix, "refused")
+    with caplog.at_level(logging.WARNING), refusal(redis_server):
+        with pytest.raises(UNAVAILABLE):  # the scheduler waits these out
+            record.add_domains(["example.com"])
+        patterns.record("/a/<n>", accepted=True)
+        sync.sync()
+        sync.sync()
+        assert simhashes.add_if_new(0xABCDEF)
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 2, warnings  # one per component, not one per call
+    for warning in warnings:
+        assert f"Redis is unavailable ({code}: " in warning
+        assert cause in warning
+        assert remedy in warning
+    sync.sync()
+    assert server.hget(f"{prefix}:fetched", "/a/<n>") == b"1", "sent once it is back"
+    assert simhashes.add_if_new(0x123456)
+    other = SharedSimHashIndex(server, f"{prefix}:simhash:3", 3)
+    assert not other.add_if_new(0x123456 ^ 1), "stored in the crawl's once it is back"
+    record.add_domains(["example.com"])
+    assert record.domains() == ["example.com"]

@@ -15,6 +15,8 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import count
 from pathlib import Path
 
@@ -23,6 +25,7 @@ from redis_server import RedisServer, leased_paths
 from scrapy.settings import Settings
 
 from demo.site import serve
+from tests.test_redis_connection import failing_snapshots
 from topicspider import settings as project_settings
 from topicspider.keywords import load_keywords
 from topicspider.redis.crawl import CrawlRecord
@@ -469,27 +472,46 @@ def test_workers_wait_for_redis_and_resume(site, logged_site, redis_server, sing
     assert not twice, f"fetched more than once: {twice}"
 
 
+@contextmanager
+def full_memory(server: RedisServer) -> Iterator[None]:
+    """``maxmemory`` reached: Redis answers every write with OOM."""
+    client = server.client()
+    client.config_set("maxmemory-policy", "noeviction")
+    client.config_set("maxmemory", 1)
+    try:
+        yield
+    finally:
+        client.config_set("maxmemory", 0)
+
+
+#: Ways Redis takes no write, and what the worker's warning says of each.
+REFUSING_WRITES = {
+    "OOM": (full_memory, "is unavailable (command not allowed when used memory > 'maxmemory'"),
+    "MISCONF": (failing_snapshots, "is unavailable (MISCONF: it failed to save its data to disk"),
+}
+
+
+@pytest.mark.parametrize("code", sorted(REFUSING_WRITES))
 def test_a_worker_waits_while_redis_refuses_writes(
-    site, logged_site, redis_server, single, tmp_path
+    site, logged_site, redis_server, single, tmp_path, code
 ):
-    """``maxmemory`` reached: Redis answers every command with OOM and takes no write. The
-    worker waits as for an outage, and its heartbeat and what it learns go on once Redis
-    takes writes again: before, both loops stopped for the rest of the crawl, so its lease
-    ran out while it was still working."""
+    """``maxmemory`` reached (OOM) or a failed snapshot (MISCONF, as on a full disk): Redis
+    answers every write with an error. The worker waits as for an outage, and its heartbeat
+    and what it learns go on once Redis takes writes again: before, both loops stopped for
+    the rest of the crawl, so its lease ran out while it was still working."""
+    refusing, warning = REFUSING_WRITES[code]
     url, access_log = logged_site
     crawl_id = f"full-{next(_crawl_ids)}"
     worker = start(
         tmp_path, "worker", url, *SLOW, "REDIS_LEASE=3", redis=redis_server, crawl_id=crawl_id
     )
     wait_until(lambda: len(fetched_paths(access_log)) >= 5, "pages to be fetched")
-    client = redis_server.client()
-    client.config_set("maxmemory-policy", "noeviction")
-    client.config_set("maxmemory", 1)
-    try:
-        wait_until(lambda: "is unavailable" in worker.log, "the worker to meet a full Redis")
+    with refusing(redis_server):
+        wait_until(
+            lambda: "is unavailable" in worker.log, "the worker to meet a Redis taking no writes"
+        )
         time.sleep(2)
-    finally:
-        client.config_set("maxmemory", 0)
+    client = redis_server.client()
     workers = f"topicspider:{crawl_id}:workers"
     (_, lease_end) = client.zrange(workers, 0, 0, withscores=True)[0]
     wait_until(
@@ -497,6 +519,7 @@ def test_a_worker_waits_while_redis_refuses_writes(
         "the heartbeat to renew the lease",
     )
     assert_finished_cleanly(worker)
+    assert warning in worker.log
     assert "is back after" in worker.log
     assert "lease ran out" not in worker.log
     paths = fetched_paths(access_log)

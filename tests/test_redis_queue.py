@@ -311,6 +311,22 @@ def test_a_pause_of_redis_kills_no_worker(make_frontier):
     assert first.step().active == 1
 
 
+def test_scripts_redis_forgot_are_loaded_again(make_frontier, redis_server):
+    """``SCRIPT FLUSH``, or a failover to a replica that never ran them: the next call meets
+    NOSCRIPT and loads its script again (redis-py's ``Script``), nothing is lost."""
+    frontier = make_frontier()
+    frontier.push(request("p", 0.5))
+    admin = redis_server.client()
+    admin.script_flush()
+    assert frontier.step(wanted=1).popped == 1
+    admin.script_flush()
+    assert frontier.heartbeat(60) == (0, True)
+    admin.script_flush()
+    assert frontier.step(done=[frontier.pop()]).acked == 1
+    admin.script_flush()
+    assert frontier.leave() == 0
+
+
 def test_leaving_gives_back_what_was_not_started_and_resync_what_was_lost(make_frontier):
     frontier = make_frontier(limit=10)
     for i in range(5):

@@ -5,12 +5,14 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from redis._parsers import BaseParser
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import (
     MasterDownError,
     OutOfMemoryError,
     ReadOnlyError,
+    ResponseError,
     TryAgainError,
 )
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -23,9 +25,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "UNAVAILABLE",
+    "BusyScriptError",
+    "NoReplicasError",
     "Outage",
+    "PersistenceError",
     "address",
     "crawl_id",
+    "explain",
     "get_client",
     "key_prefix",
     "masked_url",
@@ -35,20 +41,68 @@ logger = logging.getLogger(__name__)
 
 MASK = "***"
 
-#: Errors meaning Redis cannot answer now (down, restarting, loading its data, unreachable)
-#: or cannot take writes now (``maxmemory`` reached, a replica after a failover, its master
-#: down): workers wait and retry. Any other Redis error is a bug, and raised. redis-py's
-#: ``AuthenticationError`` is a ``ConnectionError`` too: a refused password stops a worker
-#: before its crawl (``crawl.check_settings``); later, as when the password is changed
-#: mid-crawl, the worker waits for it to be accepted again.
+
+class PersistenceError(ResponseError):
+    """``MISCONF``: Redis failed to save its data to disk and takes no writes until it can."""
+
+    advice = (
+        "MISCONF: it failed to save its data to disk, a full disk or a failing snapshot or"
+        " append-only file, and takes no writes; free disk space or fix what the Redis log"
+        " reports, and after a failed snapshot run BGSAVE"
+    )
+
+
+class NoReplicasError(ResponseError):
+    """``NOREPLICAS``: fewer replicas than ``min-replicas-to-write`` are connected."""
+
+    advice = (
+        "NOREPLICAS: fewer replicas than its min-replicas-to-write are connected, and it takes"
+        " no writes; reconnect the replicas or lower min-replicas-to-write"
+    )
+
+
+class BusyScriptError(ResponseError):
+    """``BUSY``: a script has run longer than ``busy-reply-threshold``; Redis answers
+    nothing else until it ends."""
+
+    advice = (
+        "BUSY: a script has run longer than busy-reply-threshold and Redis answers nothing"
+        " else until it ends; wait, or end it with SCRIPT KILL"
+    )
+
+
+# redis-py raises these codes as a plain ResponseError, as it does a bug. Its table of error
+# codes is the only hook that every reply parser and pipeline goes through (a parser of our
+# own conflicts with redis-py's choice of parser by protocol); the table is shared by every
+# client in the process, and to others these are still ResponseErrors.
+BaseParser.EXCEPTION_CLASSES.update(
+    MISCONF=PersistenceError, NOREPLICAS=NoReplicasError, BUSY=BusyScriptError
+)
+
+#: Errors meaning Redis cannot answer now (down, restarting, loading its data, unreachable,
+#: running a long script) or cannot take writes now (``maxmemory`` reached, its disk full,
+#: too few replicas, a replica after a failover, its master down): workers wait and retry.
+#: Any other Redis error is a bug, and raised. redis-py's ``AuthenticationError`` is a
+#: ``ConnectionError`` too: a refused password stops a worker before its crawl
+#: (``crawl.check_settings``); later, as when the password is changed mid-crawl, the worker
+#: waits for it to be accepted again.
 UNAVAILABLE = (
     RedisConnectionError,
     RedisTimeoutError,
     OutOfMemoryError,
+    PersistenceError,
+    NoReplicasError,
+    BusyScriptError,
     ReadOnlyError,
     MasterDownError,
     TryAgainError,
 )
+
+
+def explain(error: Exception) -> str:
+    """Why Redis is unavailable, for the warning: what the operator must do when Redis's own
+    message only points to its log."""
+    return getattr(error, "advice", None) or str(error)
 
 
 class Outage:
@@ -60,7 +114,7 @@ class Outage:
 
     def started(self, error: Exception) -> None:
         if not self.away:
-            logger.warning("Redis is unavailable (%s): %s", error, self.meanwhile)
+            logger.warning("Redis is unavailable (%s): %s", explain(error), self.meanwhile)
         self.away = True
 
     def ended(self) -> None:

@@ -43,7 +43,14 @@ from twisted.internet.task import deferLater
 
 from topicspider.exceptions import ConfigError
 from topicspider.pqueues import LINKS_QUEUED_KEY
-from topicspider.redis.connection import UNAVAILABLE, address, crawl_id, get_client, key_prefix
+from topicspider.redis.connection import (
+    UNAVAILABLE,
+    address,
+    crawl_id,
+    explain,
+    get_client,
+    key_prefix,
+)
 from topicspider.redis.crawl import CrawlRecord
 from topicspider.redis.dupefilter import RedisBloomDupeFilter, RedisDupeFilter, seen_set
 from topicspider.redis.partitions import parse_worker_partitions
@@ -445,7 +452,7 @@ class RedisScheduler(BaseScheduler):
                 logger.warning(
                     "Redis at %s is unavailable (%s): waiting, and retrying every %.0f s",
                     self.where,
-                    error,
+                    explain(error),
                     self.retry_interval,
                 )
             return DOWN
