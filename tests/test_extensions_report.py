@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import doctest
+import importlib
 import json
 import os
 import re
 import struct
 import subprocess
+import tracemalloc
+from html import escape
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -16,7 +20,10 @@ from scrapy.exceptions import NotConfigured
 from scrapy.utils.test import get_crawler
 
 from demo.crawl import SCRAPY, topic_args
-from topicspider.extensions.report import TOP_PAGES, Report
+from tests.httpserver import Handler, serving
+from tests.test_spider import ONE_AT_A_TIME, crawl_command, crawl_seed, read_jsonl, scrapy
+from topicspider.extensions import report as report_module
+from topicspider.extensions.report import MAX_POINTS, MILESTONES, TOP_PAGES, Report
 
 ROOT = Path(__file__).resolve().parent.parent
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -27,6 +34,16 @@ def png_size(path: Path) -> tuple[int, int]:
     assert data.startswith(PNG_SIGNATURE)
     assert data[12:16] == b"IHDR"
     return struct.unpack(">II", data[16:24])
+
+
+def top_table(markdown: str) -> list[list[str]]:
+    """The cells of the top pages' rows as a Markdown reader sees them: split at the pipes
+    no backslash escapes, then unescaped."""
+    table = markdown.split("| # | relevance |")[1].split("\n\n")[0].splitlines()[2:]
+    return [
+        [re.sub(r"\\(.)", r"\1", cell.strip()) for cell in re.split(r"(?<!\\)\|", row)[1:-1]]
+        for row in table
+    ]
 
 
 def stat(log: str, name: str) -> int:
@@ -100,7 +117,7 @@ def test_markdown_and_png_are_written(crawl):
     report = json.loads((folder / "report.json").read_text("utf-8"))
     assert f"harvest rate **{report['harvest_rate']:.2f}**" in markdown
     assert "![harvest curve](harvest.png)" in markdown
-    assert report["top_pages"][0]["title"].replace("|", "\\|") in markdown  # a table cell
+    assert [row[4] for row in top_table(markdown)] == [p["title"] for p in report["top_pages"]]
     assert "## Pages by depth" in markdown
     assert (folder / "harvest.png").stat().st_size > 10_000
     assert png_size(folder / "harvest.png") == (900, 800)
@@ -130,3 +147,110 @@ def test_the_report_gives_the_threshold_the_last_verdict_used(tmp_path):
     assert figures["threshold"] == 0.061
     assert figures["accepted"] == 2
     assert "(threshold 0.061 at the end)" in (tmp_path / "report" / "report.md").read_text("utf-8")
+
+
+def test_doctests():
+    assert doctest.testmod(report_module).failed == 0
+
+
+ODD_TITLES = {
+    "/index.html": "足球 | 比赛 *首页* & 新闻",
+    "/a*b*_c_.html": "**足球** 比赛 `直播` <b>粗体</b> [链接](http://evil.invalid/) ~~旧~~ $5 \\",
+    "/pipe.html": "足球比赛 a\\|b 2*3*4 _x_ &amp;",
+}
+
+
+class OddTitles(Handler):
+    """Pages on topic whose titles and URLs hold characters Markdown reads as markup."""
+
+    def do_GET(self) -> None:
+        title = ODD_TITLES.get(self.path)
+        if title is None:
+            self.send(b"", status=404)
+            return
+        links = "".join(f'<p>足球比赛 <a href="{path}">足球比赛</a></p>' for path in ODD_TITLES)
+        own = " ".join(f"{self.path}{i}" for i in range(80))  # no near-duplicates
+        body = (
+            f'<html><head><meta charset="utf-8"><title>{escape(title)}</title></head><body>'
+            f"<p>{'昨晚的足球比赛非常精彩，主队连进两球锁定胜局。' * 5}</p><p>{own}</p>{links}"
+            "</body></html>"
+        )
+        self.send(body.encode())
+
+
+def test_titles_and_urls_show_as_written_in_the_markdown_table(tmp_path):
+    with serving(OddTitles) as url:
+        result = crawl_seed(f"{url}/index.html", tmp_path, f"TOPIC_REPORT={tmp_path / 'report'}")
+    assert result.returncode == 0, result.stderr[-2000:]
+    markdown = (tmp_path / "report" / "report.md").read_text("utf-8")
+    rows = top_table(markdown)
+    for line in markdown.split("| # | relevance |")[1].splitlines()[2 : 2 + len(rows)]:
+        title_cell = re.split(r"(?<!\\)\|", line)[5]
+        assert not re.search(r"(?<!\\)[*_`<>\[\]&~$]", title_cell), title_cell
+    assert sorted((row[4], row[5]) for row in rows) == sorted(
+        (title, f"<{url}{path}>") for path, title in ODD_TITLES.items()
+    )
+
+
+def test_a_resumed_crawl_reports_the_whole_crawl(site, site_url, tmp_path):
+    """Like the fetch log, the report of a crawl paused and resumed with JOBDIR covers both
+    runs."""
+    command = crawl_command(
+        site_url,
+        site,
+        tmp_path,
+        f"JOBDIR={tmp_path / 'job'}",
+        f"TOPIC_REPORT={tmp_path / 'report'}",
+        *ONE_AT_A_TIME,
+    )
+    first = scrapy(*command, "-s", "CLOSESPIDER_PAGECOUNT=6")
+    assert first.returncode == 0, first.stderr[-2000:]
+    paused = len(read_jsonl(tmp_path / "fetch.jsonl"))
+    second = scrapy(*command)
+    assert second.returncode == 0, second.stderr[-2000:]
+    assert "Resuming crawl" in second.stderr
+
+    fetch_log = read_jsonl(tmp_path / "fetch.jsonl")
+    assert len(fetch_log) > 10 + paused
+    report = json.loads((tmp_path / "report" / "report.json").read_text("utf-8"))
+    assert report["finish_reason"] == "finished"
+    assert report["fetched"] == len(fetch_log)
+    assert report["accepted"] == sum(row["accepted"] for row in fetch_log)
+    assert report["harvest_at"]["10"] == sum(row["accepted"] for row in fetch_log[:10]) / 10
+    best = sorted(fetch_log, key=lambda row: -row["relevance"])[:TOP_PAGES]
+    assert [page["url"] for page in report["top_pages"]] == [row["url"] for row in best]
+    for page in report["top_pages"]:
+        assert page["title"] == site.titles[urlsplit(page["url"]).path]
+
+
+def test_a_long_crawl_does_not_grow_the_report_in_memory(tmp_path):
+    report = Report(tmp_path / "report", threshold=0.5)
+    pages = 10 * MAX_POINTS
+    relevance = [n * 7919 % 1000 / 1000 for n in range(pages)]
+
+    def score(first: int, last: int) -> None:
+        for n in range(first, last):
+            report.page_scored(f"http://127.0.0.1/{n}.html", relevance[n], relevance[n] >= 0.5, 1)
+
+    importlib.import_module("matplotlib.figure")  # its import is no part of the report
+    tracemalloc.start()
+    try:
+        score(0, 2 * MAX_POINTS)
+        before = tracemalloc.get_traced_memory()[0]
+        score(2 * MAX_POINTS, pages)
+        grown = tracemalloc.get_traced_memory()[0] - before
+        tracemalloc.reset_peak()
+        report.spider_closed(Spider(name="topic"), "finished")
+        written = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 500_000  # bytes, for 160,000 pages more: not 9 (or more) a page
+    assert written < 15_000_000  # at its peak, plot included
+    accepted = [value >= 0.5 for value in relevance]
+    figures = json.loads((tmp_path / "report" / "report.json").read_text("utf-8"))
+    assert figures["fetched"] == pages
+    assert figures["accepted"] == sum(accepted)
+    assert figures["harvest_at"] == {
+        str(n): round(sum(accepted[:n]) / n, 4) for n in MILESTONES if n <= pages
+    }
+    assert png_size(tmp_path / "report" / "harvest.png") == (900, 800)

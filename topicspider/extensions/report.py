@@ -6,6 +6,7 @@ import heapq
 import importlib.util
 import json
 import logging
+import re
 from array import array
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,28 +29,98 @@ logger = logging.getLogger(__name__)
 TOP_PAGES = 20
 #: Budgets at which the harvest rate is reported (those the crawl reached).
 MILESTONES = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000)
-#: Above this many pages the relevance scatter plots every n-th page only.
+#: Most pages the plot keeps: every n-th page, n doubling whenever they fill up.
 MAX_POINTS = 20_000
 
 
-class Report:
-    """Collects every scored page and, when the spider closes, writes ``harvest.png``,
-    ``report.md`` and ``report.json`` into the ``TOPIC_REPORT`` folder.
+class Harvest:
+    """What the report knows of the crawl, in memory that does not grow with it: totals, the
+    pages accepted by each milestone, fetched/accepted per depth, the ``TOP_PAGES`` most
+    relevant pages (with their titles once stored) and, for the plot, every ``stride``-th page.
 
-    Per page it keeps nine bytes (accepted, relevance, threshold), so long crawls stay cheap; only
-    the ``TOP_PAGES`` most relevant pages keep their URL and, once stored, their title.
+    It is picklable: with ``JOBDIR`` it is kept in ``spider.state``, so the report of a resumed
+    crawl covers the runs before it too, as the fetch log does.
     """
 
-    def __init__(self, folder: Path, threshold: float) -> None:
-        self.folder = folder
+    def __init__(self, threshold: float) -> None:
+        #: The threshold of the last verdict (it moves with TOPIC_THRESHOLD_MODE=adaptive).
         self.threshold = threshold
-        self.accepted = bytearray()
-        self.relevance = array("f")
-        #: The threshold each page's verdict used (it moves with TOPIC_THRESHOLD_MODE=adaptive).
-        self.thresholds = array("f")
+        self.fetched = 0
+        self.accepted = 0
+        self.accepted_by: dict[int, int] = {}  # milestone -> accepted among the first pages
         self.depths: dict[int, list[int]] = {}  # depth -> [fetched, accepted]
         self.top: list[tuple[float, int, str, int, bool]] = []  # min-heap on relevance
         self.titles: dict[str, str] = {}
+        #: Pages stride, 2·stride, …: accepted so far, verdict, relevance, verdict's threshold.
+        self.stride = 1
+        self.found = array("Q")
+        self.verdicts = bytearray()
+        self.relevance = array("f")
+        self.thresholds = array("f")
+
+    def add(self, url: str, relevance: float, accepted: bool, depth: int) -> None:
+        self.fetched += 1
+        self.accepted += accepted
+        if self.fetched in MILESTONES:
+            self.accepted_by[self.fetched] = self.accepted
+        counts = self.depths.setdefault(depth, [0, 0])
+        counts[0] += 1
+        counts[1] += accepted
+        # Ties go to the page fetched first: -fetched is larger for earlier pages.
+        entry = (relevance, -self.fetched, url, depth, accepted)
+        if len(self.top) < TOP_PAGES:
+            heapq.heappush(self.top, entry)
+        elif entry > self.top[0]:
+            evicted = heapq.heapreplace(self.top, entry)
+            self.titles.pop(evicted[2], None)
+        if self.fetched % self.stride == 0:
+            self.found.append(self.accepted)
+            self.verdicts.append(accepted)
+            self.relevance.append(relevance)
+            self.thresholds.append(self.threshold)
+            if len(self.found) == MAX_POINTS:  # keep pages 2·stride, 4·stride, …
+                for column in (self.found, self.verdicts, self.relevance, self.thresholds):
+                    del column[::2]
+                self.stride *= 2
+
+    def add_title(self, url: str, title: str) -> None:
+        if any(entry[2] == url for entry in self.top):
+            self.titles[url] = title
+
+    def figures(self, spider: str, reason: str) -> dict[str, Any]:
+        return {
+            "spider": spider,
+            "finish_reason": reason,
+            "threshold": self.threshold,
+            "fetched": self.fetched,
+            "accepted": self.accepted,
+            "dropped": self.fetched - self.accepted,
+            "harvest_rate": _rate(self.accepted, self.fetched),
+            "harvest_at": {str(n): _rate(a, n) for n, a in sorted(self.accepted_by.items())},
+            "top_pages": [
+                {
+                    "url": url,
+                    "title": self.titles.get(url),
+                    "relevance": round(relevance, 4),
+                    "depth": depth,
+                    "accepted": accepted,
+                }
+                for relevance, _, url, depth, accepted in sorted(self.top, reverse=True)
+            ],
+            "depths": [
+                {"depth": depth, "fetched": f, "accepted": a, "harvest_rate": _rate(a, f)}
+                for depth, (f, a) in sorted(self.depths.items())
+            ],
+        }
+
+
+class Report:
+    """Collects every scored page into a :class:`Harvest` and, when the spider closes, writes
+    ``harvest.png``, ``report.md`` and ``report.json`` into the ``TOPIC_REPORT`` folder."""
+
+    def __init__(self, folder: Path, threshold: float) -> None:
+        self.folder = folder
+        self.harvest = Harvest(threshold)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -59,10 +130,19 @@ class Report:
         if importlib.util.find_spec("matplotlib") is None:
             raise NotConfigured("TOPIC_REPORT needs matplotlib: pip install matplotlib")
         extension = cls(Path(folder), crawler.settings.getfloat("TOPIC_THRESHOLD"))
+        crawler.signals.connect(extension.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(extension.page_scored, signal=page_scored)
         crawler.signals.connect(extension.item_scraped, signal=signals.item_scraped)
         crawler.signals.connect(extension.spider_closed, signal=signals.spider_closed)
         return extension
+
+    def spider_opened(self, spider: Spider) -> None:
+        """Resume the harvest a paused crawl left in ``spider.state``. Scrapy's ``SpiderState``
+        (an extension of order 0, so its handler runs first) has loaded it from ``JOBDIR``, and
+        pickles it there again when the spider closes."""
+        state = getattr(spider, "state", None)
+        if state is not None:
+            self.harvest = state.setdefault("report", self.harvest)
 
     def page_scored(
         self,
@@ -73,30 +153,17 @@ class Report:
         threshold: float | None = None,
         **_: Any,
     ) -> None:
-        order = len(self.accepted)
-        self.accepted.append(bool(accepted))
-        self.relevance.append(relevance)
         if threshold is not None:
-            self.threshold = threshold
-        self.thresholds.append(self.threshold)
-        counts = self.depths.setdefault(depth, [0, 0])
-        counts[0] += 1
-        counts[1] += bool(accepted)
-        # Ties go to the page fetched first: -order is larger for earlier pages.
-        entry = (relevance, -order, url, depth, bool(accepted))
-        if len(self.top) < TOP_PAGES:
-            heapq.heappush(self.top, entry)
-        elif entry > self.top[0]:
-            evicted = heapq.heapreplace(self.top, entry)
-            self.titles.pop(evicted[2], None)
+            self.harvest.threshold = threshold
+        self.harvest.add(url, relevance, bool(accepted), depth)
 
     def item_scraped(self, item: Any) -> None:
         # page_scored has no title; the item of an accepted page has, and comes after it.
-        if isinstance(item, PageItem) and any(entry[2] == item.url for entry in self.top):
-            self.titles[item.url] = item.title
+        if isinstance(item, PageItem):
+            self.harvest.add_title(item.url, item.title)
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
-        figures = self.figures(spider.name, reason)
+        figures = self.harvest.figures(spider.name, reason)
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             (self.folder / "report.json").write_text(
@@ -105,9 +172,7 @@ class Report:
             (self.folder / "report.md").write_text(markdown(figures), "utf-8")
             plot_harvest(
                 self.folder / "harvest.png",
-                np.frombuffer(self.accepted, dtype=np.uint8),
-                np.asarray(self.relevance, dtype=float),
-                np.asarray(self.thresholds, dtype=float),
+                self.harvest,
                 title=f"{spider.name}: {figures['accepted']} of {figures['fetched']} accepted",
             )
         except OSError as exc:
@@ -115,44 +180,23 @@ class Report:
             return
         logger.info("Crawl report written to %s", self.folder)
 
-    def figures(self, spider: str, reason: str) -> dict[str, Any]:
-        fetched = len(self.accepted)
-        accepted = sum(self.accepted)
-        cumulative = np.cumsum(np.frombuffer(self.accepted, dtype=np.uint8))
-        return {
-            "spider": spider,
-            "finish_reason": reason,
-            "threshold": self.threshold,
-            "fetched": fetched,
-            "accepted": accepted,
-            "dropped": fetched - accepted,
-            "harvest_rate": _rate(accepted, fetched),
-            "harvest_at": {
-                str(n): _rate(int(cumulative[n - 1]), n) for n in MILESTONES if n <= fetched
-            },
-            "top_pages": [
-                {
-                    "url": url,
-                    "title": self.titles.get(url),
-                    "relevance": round(relevance, 4),
-                    "depth": depth,
-                    "accepted": was_accepted,
-                }
-                for relevance, _, url, depth, was_accepted in sorted(self.top, reverse=True)
-            ],
-            "depths": [
-                {"depth": depth, "fetched": f, "accepted": a, "harvest_rate": _rate(a, f)}
-                for depth, (f, a) in sorted(self.depths.items())
-            ],
-        }
-
 
 def _rate(part: int, whole: int) -> float:
     return round(part / whole, 4) if whole else 0.0
 
 
+#: What Markdown (GitHub's too: ``~`` strikes through, ``$`` starts math) or HTML would read as
+#: markup; a backslash makes each plain text.
+_MARKUP = re.compile(r"([\\`*_\[\]<>|&~$])")
+
+
 def _cell(text: object) -> str:
-    return str(text).replace("|", "\\|") if text not in (None, "") else "—"
+    r"""A table cell that shows ``text`` as written, whatever markup a page title holds.
+
+    >>> print(_cell("足球 | *live* <b>"))
+    足球 \| \*live\* \<b\>
+    """
+    return _MARKUP.sub(r"\\\1", str(text)) if text not in (None, "") else "—"
 
 
 def markdown(figures: dict[str, Any]) -> str:
@@ -182,10 +226,11 @@ def markdown(figures: dict[str, Any]) -> str:
         "|---|---|---|---|---|---|",
     ]
     for rank, page in enumerate(figures["top_pages"], start=1):
+        # An autolink: its text is not markup, and a fetched URL has no space, < or >.
         lines.append(
             f"| {rank} | {page['relevance']:.3f} | {page['depth']} "
             f"| {'yes' if page['accepted'] else 'no'} "
-            f"| {_cell(page['title'])} | {_cell(page['url'])} |"
+            f"| {_cell(page['title'])} | <{page['url']}> |"
         )
     lines += [
         "",
@@ -201,15 +246,16 @@ def markdown(figures: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plot_harvest(
-    path: Path, accepted: np.ndarray, relevance: np.ndarray, thresholds: np.ndarray, title: str = ""
-) -> None:
+def plot_harvest(path: Path, harvest: Harvest, title: str = "") -> None:
     """Three panels against pages fetched: harvest rate, pages accepted, relevance per page
-    with the threshold each verdict used."""
+    with the threshold each verdict used (every ``harvest.stride``-th page)."""
     from matplotlib.figure import Figure  # no pyplot: no GUI backend, no global state
 
-    fetched = np.arange(1, len(accepted) + 1)
-    found = np.cumsum(accepted)
+    sampled = np.arange(1, len(harvest.found) + 1) * harvest.stride
+    fetched, found = sampled, np.asarray(harvest.found, dtype=float)
+    if harvest.fetched % harvest.stride:  # the curves end at the last page, sampled or not
+        fetched = np.append(sampled, harvest.fetched)
+        found = np.append(found, harvest.accepted)
     figure = Figure(figsize=(9, 8), layout="constrained")
     rate_axes, count_axes, relevance_axes = figure.subplots(3, 1, sharex=True)
     rate_axes.plot(fetched, found / np.maximum(fetched, 1), color="tab:blue")
@@ -219,19 +265,18 @@ def plot_harvest(
     count_axes.plot(fetched, fetched, color="grey", linestyle=":", label="every page accepted")
     count_axes.set_ylabel("pages accepted")
     count_axes.legend(loc="upper left")
-    step = max(1, len(accepted) // MAX_POINTS)
-    kept = accepted[::step].astype(bool)
-    xs, ys = fetched[::step], relevance[::step]
-    relevance_axes.scatter(xs[kept], ys[kept], s=6, color="tab:green", label="accepted")
-    relevance_axes.scatter(xs[~kept], ys[~kept], s=6, color="tab:red", label="dropped")
-    if len(thresholds):
+    kept = np.frombuffer(harvest.verdicts, dtype=np.uint8).astype(bool)
+    relevance = np.asarray(harvest.relevance, dtype=float)
+    relevance_axes.scatter(sampled[kept], relevance[kept], s=6, color="tab:green", label="accepted")
+    relevance_axes.scatter(sampled[~kept], relevance[~kept], s=6, color="tab:red", label="dropped")
+    if harvest.fetched:
         relevance_axes.scatter(
-            xs,
-            thresholds[::step],
+            sampled,
+            np.asarray(harvest.thresholds, dtype=float),
             s=12,
             marker="_",
             color="black",
-            label=f"threshold of the verdict (last {thresholds[-1]:.3g})",
+            label=f"threshold of the verdict (last {harvest.threshold:.3g})",
         )
     relevance_axes.set_ylabel("page relevance")
     relevance_axes.set_xlabel("pages fetched")
