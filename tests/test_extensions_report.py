@@ -254,3 +254,13 @@ def test_a_long_crawl_does_not_grow_the_report_in_memory(tmp_path):
         str(n): round(sum(accepted[:n]) / n, 4) for n in MILESTONES if n <= pages
     }
     assert png_size(tmp_path / "report" / "harvest.png") == (900, 800)
+
+
+def test_a_relative_report_folder_is_logged_where_it_is(tmp_path, monkeypatch, caplog):
+    """Under scrapyd the crawl runs in a folder of its own: the log says which."""
+    monkeypatch.chdir(tmp_path)
+    report = Report(Path("report"), threshold=0.5)
+    report.page_scored("http://127.0.0.1/a.html", 0.6, True, 0)
+    with caplog.at_level("INFO", logger=report_module.__name__):
+        report.spider_closed(Spider(name="topic"), "finished")
+    assert f"Crawl report written to {tmp_path / 'report'}" in caplog.text

@@ -176,9 +176,9 @@ class Report:
                 title=f"{spider.name}: {figures['accepted']} of {figures['fetched']} accepted",
             )
         except OSError as exc:
-            logger.error("Cannot write the crawl report to %s: %s", self.folder, exc)
+            logger.error("Cannot write the crawl report to %s: %s", self.folder.absolute(), exc)
             return
-        logger.info("Crawl report written to %s", self.folder)
+        logger.info("Crawl report written to %s", self.folder.absolute())
 
 
 def _rate(part: int, whole: int) -> float:
