@@ -8,27 +8,37 @@ a real scrapyd host. ``make scrapyd-up`` and ``make scrapyd-down`` call this mod
     python -m deploy.scrapyd up [--dir .run/scrapyd] [--port 6800] [--max-proc 4]
     python -m deploy.scrapyd down [--dir .run/scrapyd]
 
-The folder holds ``scrapyd.conf``, ``scrapyd.pid``, ``scrapyd.log`` and scrapyd's
-``eggs/``, ``logs/``, ``dbs/``; jobs run in it, so relative paths in spider arguments
-and settings (``pages/`` by default) are relative to it.
+The folder holds ``scrapy.cfg`` (scrapyd's config), ``scrapyd.pid``, ``scrapyd.log`` and
+scrapyd's ``eggs/``, ``logs/``, ``dbs/``; jobs run in it, so relative paths in spider
+arguments and settings (``pages/`` by default) are relative to it. ``down`` cancels the
+jobs first: scrapyd would leave them crawling.
 """
 
 from __future__ import annotations
 
 import argparse
+import configparser
 import http.client
+import json
 import os
 import signal
 import subprocess
 import sys
 import sysconfig
 import time
+import urllib.parse
 import venv
+from collections import Counter
 from pathlib import Path
 
 DEFAULT_DIR = Path(".run/scrapyd")
 DEFAULT_PORT = 6800
-CONFIG_NAME = "scrapyd.conf"
+#: scrapyd reads the ``[scrapyd]`` section of the closest ``scrapy.cfg`` last, after
+#: ``/etc/scrapyd/``, ``./scrapyd.conf`` and ``~/.scrapyd.conf``: there, this config is the
+#: one that counts, and no enclosing project's ``scrapy.cfg`` is read (the checkout's,
+#: above ``.run/scrapyd``, whose ``[settings]`` scrapyd would list as a project run
+#: from the checkout).
+CONFIG_NAME = "scrapy.cfg"
 PID_NAME = "scrapyd.pid"
 LOG_NAME = "scrapyd.log"
 HOST_PYTHON_DIR = "python"
@@ -39,6 +49,9 @@ CONFIG = """\
 [scrapyd]
 bind_address = 127.0.0.1
 http_port = {port}
+unix_socket_path =
+username =
+password =
 eggs_dir = {directory}/eggs
 logs_dir = {directory}/logs
 dbs_dir = {directory}/dbs
@@ -51,11 +64,11 @@ poll_interval = {poll_interval}
 
 
 class ScrapydError(RuntimeError):
-    """The local scrapyd did not start or stop; the message has the end of its log."""
+    """The local scrapyd did not start, answer or stop; the message says how."""
 
 
 def write_config(directory: Path, port: int, max_proc: int, poll_interval: float) -> Path:
-    """``scrapyd.conf`` in ``directory``; scrapyd reads it because jobs start there."""
+    """The config in ``directory``; scrapyd reads it because it starts there."""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / CONFIG_NAME
     path.write_text(
@@ -96,7 +109,12 @@ def start(
     poll_interval: float = 1.0,
     timeout: float = 30.0,
 ) -> subprocess.Popen[bytes]:
-    """Start scrapyd in ``directory`` (in a session of its own) and wait until it answers."""
+    """Start scrapyd in ``directory`` (in a session of its own) and wait until it answers.
+
+    Refuses a port another scrapyd answers on: the new one would fail to listen, and
+    the old one answer in its place."""
+    if _answers(port):
+        raise ScrapydError(f"port {port} is taken: a scrapyd already answers on it")
     directory = directory.resolve()
     write_config(directory, port, max_proc, poll_interval)
     env = {k: v for k, v in os.environ.items() if k not in _HIDDEN_ENV}
@@ -122,22 +140,55 @@ def start(
     return process
 
 
-def stop(directory: Path, timeout: float = 30.0) -> bool:
-    """Stop the scrapyd whose pid file is in ``directory``; False if none was running.
+def stop(directory: Path, timeout: float = 30.0) -> list[str] | None:
+    """Stop the scrapyd whose pid file is in ``directory``, its jobs first (see
+    :func:`cancel_jobs`); the ids of the jobs cancelled, None if it was not running.
 
     Waits for the pid file to go (scrapyd removes it last), not for the process to be
     reaped: its parent may be long gone."""
     pidfile = directory / PID_NAME
     pid = running_pid(directory)
     if pid is None:
-        return False
+        return None
+    cancelled = cancel_jobs(configured_port(directory), timeout)
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout
     while pidfile.exists():
         if time.monotonic() > deadline:
             raise ScrapydError(f"scrapyd (pid {pid}) did not stop:\n{log_tail(directory)}")
         time.sleep(0.2)
-    return True
+    return cancelled
+
+
+def cancel_jobs(port: int, timeout: float = 30.0) -> list[str]:
+    """Cancel every pending and running job of the scrapyd on ``port`` and wait for them
+    to end; their ids.
+
+    scrapyd leaves its jobs running when it stops, crawling on out of sight. A job is
+    cancelled as ``cancel.json`` does it (Scrapy finishes the requests in flight and
+    closes the spider), and once more, which stops it at once, if it still runs after
+    ``timeout``."""
+    cancels: Counter[str] = Counter()
+    deadline = time.monotonic() + timeout
+    while jobs := _unfinished_jobs(port):
+        now = time.monotonic()
+        if now > deadline + timeout:
+            raise ScrapydError(f"jobs still running after two cancels: {', '.join(jobs)}")
+        times = 1 if now < deadline else 2
+        for job, project in jobs.items():
+            if cancels[job] < times:
+                _api(port, "cancel.json", {"project": project, "job": job})
+                cancels[job] += 1
+        time.sleep(0.2)
+    return list(cancels)
+
+
+def configured_port(directory: Path) -> int:
+    """The ``http_port`` :func:`write_config` wrote in ``directory`` (in ``scrapyd.conf``
+    before the config moved to ``scrapy.cfg``)."""
+    config = configparser.ConfigParser()
+    config.read([directory / "scrapyd.conf", directory / CONFIG_NAME], encoding="utf-8")
+    return config.getint("scrapyd", "http_port")
 
 
 def running_pid(directory: Path) -> int | None:
@@ -159,14 +210,41 @@ def log_tail(directory: Path, lines: int = 30) -> str:
 
 
 def _answers(port: int) -> bool:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
     try:
-        connection.request("GET", "/daemonstatus.json")
-        return connection.getresponse().status == 200
-    except OSError:
+        _api(port, "daemonstatus.json")
+    except ScrapydError:
         return False
+    return True
+
+
+def _unfinished_jobs(port: int) -> dict[str, str]:
+    """The pending and running jobs, each id with its project."""
+    listing = _api(port, "listjobs.json")
+    return {job["id"]: job["project"] for job in listing["pending"] + listing["running"]}
+
+
+def _api(port: int, endpoint: str, form: dict[str, str] | None = None) -> dict:
+    """GET ``endpoint`` of the scrapyd on ``port``, or POST ``form`` to it; its JSON answer."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        if form is None:
+            connection.request("GET", "/" + endpoint)
+        else:
+            headers = {"Content-Type": "application/x-www-form-urlencoded"}
+            connection.request("POST", "/" + endpoint, urllib.parse.urlencode(form), headers)
+        response = connection.getresponse()
+        body = response.read()
+    except OSError as error:
+        raise ScrapydError(f"{endpoint} on port {port}: {error}") from error
     finally:
         connection.close()
+    try:
+        answer = json.loads(body)
+    except ValueError:
+        answer = {}
+    if response.status != 200 or answer.get("status") != "ok":
+        raise ScrapydError(f"{endpoint}: HTTP {response.status} {body[:200]!r}")
+    return answer
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -177,13 +255,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-proc", type=int, default=4, help="jobs at once (default: 4)")
     args = parser.parse_args(argv)
     directory = args.dir.resolve()
-    if args.action == "down":
-        print("scrapyd stopped" if stop(directory) else "scrapyd was not running")
-        return 0
-    if (pid := running_pid(directory)) is not None:
-        print(f"scrapyd is already running (pid {pid}); log: {directory / LOG_NAME}")
-        return 0
     try:
+        if args.action == "down":
+            cancelled = stop(directory)
+            if cancelled is None:
+                print("scrapyd was not running")
+            else:
+                print("scrapyd stopped", *(f"cancelled job {job}" for job in cancelled), sep="\n")
+            return 0
+        if (pid := running_pid(directory)) is not None:
+            print(f"scrapyd is already running (pid {pid}); log: {directory / LOG_NAME}")
+            return 0
         process = start(directory, args.port, max_proc=args.max_proc)
     except ScrapydError as error:
         print(error, file=sys.stderr)

@@ -11,12 +11,14 @@ import configparser
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import time
 import zipfile
 from collections.abc import Iterator
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -27,6 +29,7 @@ from scrapy import Spider
 from scrapy.utils.test import get_crawler
 
 from deploy import scrapyd as local_scrapyd
+from tests.processes import children_of
 from topicspider import settings as project_settings
 from topicspider.exceptions import ConfigError
 from topicspider.pipelines.files import FilesystemPipeline
@@ -48,8 +51,8 @@ class Scrapyd:
         response.raise_for_status()
         return response.json()
 
-    def post(self, endpoint: str, data: list[tuple[str, str]]) -> dict:
-        response = requests.post(self.url + endpoint, data=data, timeout=60)
+    def post(self, endpoint: str, data: list[tuple[str, str]], **files) -> dict:
+        response = requests.post(self.url + endpoint, data=data, files=files, timeout=60)
         response.raise_for_status()
         result = response.json()
         assert result["status"] == "ok", result
@@ -77,6 +80,18 @@ class Scrapyd:
         while job not in {j["id"] for j in self.get("listjobs.json", project=PROJECT)["running"]}:
             if time.monotonic() > deadline:
                 pytest.fail(f"job {job} did not start within {timeout}s\n{self.log_tail()}")
+            time.sleep(0.2)
+
+    def wait_stored(self, job: str, index: Path, timeout: float = JOB_TIMEOUT) -> None:
+        """Wait until the running ``job`` has stored a page in ``index``. Not "Spider
+        opened": Scrapy installs its SIGINT handler only once the reactor has started,
+        and a signal before that ends the process at once."""
+        deadline = time.monotonic() + timeout
+        log = self.directory / "logs" / PROJECT / "topic" / f"{job}.log"
+        while not (index.exists() and index.read_text("utf-8")):
+            running = {j["id"] for j in self.get("listjobs.json", project=PROJECT)["running"]}
+            assert job in running, f"the job ended before the crawl started:\n{log.read_text()}"
+            assert time.monotonic() < deadline, "the crawl stored no page"
             time.sleep(0.2)
 
     def job_log(self, job: dict) -> str:
@@ -252,16 +267,8 @@ def test_cancel_stops_a_running_crawl(scrapyd, deployed, site, site_url, tmp_pat
         keywords="sports",
     )
     scrapyd.wait_running(job)
-    deadline = time.monotonic() + JOB_TIMEOUT
-    log = scrapyd.directory / "logs" / PROJECT / "topic" / f"{job}.log"
     index = tmp_path / job / "index.jsonl"
-    # A stored page, not "Spider opened": Scrapy installs its SIGTERM handler only once the
-    # reactor has started, and a TERM before that ends the process at once.
-    while not (index.exists() and index.read_text("utf-8")):
-        running = {j["id"] for j in scrapyd.get("listjobs.json", project=PROJECT)["running"]}
-        assert job in running, f"the job ended before the crawl started:\n{log.read_text()}"
-        assert time.monotonic() < deadline, "the crawl stored no page"
-        time.sleep(0.2)
+    scrapyd.wait_stored(job, index)
     prevstate = scrapyd.post("cancel.json", [("project", PROJECT), ("job", job)])["prevstate"]
     assert prevstate == "running"
     finished = scrapyd.wait_finished(job, timeout=60)
@@ -270,40 +277,127 @@ def test_cancel_stops_a_running_crawl(scrapyd, deployed, site, site_url, tmp_pat
     assert index.read_text("utf-8").endswith("\n")
 
 
+def run_deploy_scrapyd(*arguments: str, env: dict[str, str] | None = None):
+    """``python -m deploy.scrapyd ARGUMENTS``, as the Makefile's targets run it."""
+    return subprocess.run(
+        [sys.executable, "-m", "deploy.scrapyd", *arguments],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+
+
 def test_make_targets_run_a_local_scrapyd_and_stop_it(tmp_path):
     directory = tmp_path / "run"
     port = free_port()
-    command = [sys.executable, "-m", "deploy.scrapyd"]
-    up = subprocess.run(
-        [*command, "up", "--dir", str(directory), "--port", str(port)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    up = run_deploy_scrapyd("up", "--dir", str(directory), "--port", str(port))
     assert up.returncode == 0, up.stdout + up.stderr
     try:
         config = configparser.ConfigParser()
-        config.read(directory / "scrapyd.conf")
+        config.read(directory / "scrapy.cfg")
         assert config["scrapyd"]["bind_address"] == "127.0.0.1"
         assert config["scrapyd"]["http_port"] == str(port)
         assert (directory / "scrapyd.pid").is_file()
         status = requests.get(f"http://127.0.0.1:{port}/daemonstatus.json", timeout=10).json()
         assert status["status"] == "ok"
     finally:
-        down = subprocess.run(
-            [*command, "down", "--dir", str(directory)],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        down = run_deploy_scrapyd("down", "--dir", str(directory))
     assert down.returncode == 0, down.stdout + down.stderr
     assert "scrapyd stopped" in down.stdout
     assert not (directory / "scrapyd.pid").exists()
     assert "Starting factory" in (directory / "scrapyd.log").read_text("utf-8")
     with pytest.raises(requests.ConnectionError):
         requests.get(f"http://127.0.0.1:{port}/daemonstatus.json", timeout=10)
+
+
+def test_local_scrapyd_takes_no_other_config(tmp_path):
+    """scrapyd also reads ``~/.scrapyd.conf`` and the closest ``scrapy.cfg`` (the checkout's,
+    above ``.run/scrapyd``): neither changes where it listens, asks for a password, or adds
+    the checkout's ``[settings]`` as a project run from the checkout instead of an egg."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".scrapyd.conf").write_text(
+        "[scrapyd]\nbind_address = 0.0.0.0\nusername = admin\npassword = secret\n"
+    )
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    shutil.copy2(ROOT / "scrapy.cfg", checkout / "scrapy.cfg")
+    directory = checkout / ".run" / "scrapyd"
+    port = free_port()
+    env = {**os.environ, "HOME": str(home)}
+    up = run_deploy_scrapyd("up", "--dir", str(directory), "--port", str(port), env=env)
+    try:
+        assert up.returncode == 0, up.stdout + up.stderr
+        projects = requests.get(f"http://127.0.0.1:{port}/listprojects.json", timeout=10)
+        assert projects.json()["projects"] == []
+        # Bound to 127.0.0.1, it does not answer on the loopback's other addresses.
+        with pytest.raises(requests.ConnectionError):
+            requests.get(f"http://127.0.0.2:{port}/daemonstatus.json", timeout=10)
+    finally:
+        down = run_deploy_scrapyd("down", "--dir", str(directory), env=env)
+    assert down.returncode == 0, down.stdout + down.stderr
+
+
+def test_up_refuses_the_port_of_another_scrapyd(scrapyd, tmp_path):
+    port = urlsplit(scrapyd.url).port
+    directory = tmp_path / "second"
+    up = run_deploy_scrapyd("up", "--dir", str(directory), "--port", str(port))
+    assert up.returncode == 1, up.stdout + up.stderr
+    assert f"port {port} is taken: a scrapyd already answers on it" in up.stderr
+    assert not (directory / "scrapyd.pid").exists()
+    assert scrapyd.get("daemonstatus.json")["status"] == "ok"
+
+
+def test_down_cancels_the_jobs_first(deployed, site, site_url, tmp_path):
+    """scrapyd leaves its jobs crawling when it stops: ``down`` cancels them first, so
+    they close as with ``cancel.json`` and nothing of them is left running."""
+    directory = tmp_path / "run"
+    port = free_port()
+    up = run_deploy_scrapyd("up", "--dir", str(directory), "--port", str(port))
+    assert up.returncode == 0, up.stdout + up.stderr
+    server = Scrapyd(f"http://127.0.0.1:{port}/", directory)
+    left: list[int] = []
+    try:
+        with deployed.open("rb") as egg:
+            server.post("addversion.json", [("project", PROJECT), ("version", "1")], egg=egg)
+        job = server.schedule(
+            f"TOPIC_PAGES_DIR={tmp_path / 'pages'}",
+            "DOWNLOAD_DELAY=0.5",
+            "CONCURRENT_REQUESTS_PER_DOMAIN=1",
+            "TOPIC_ANALYSIS_PROCESSES=2",
+            seeds=site_url + site.seed_path,
+            keywords="sports",
+        )
+        server.wait_running(job)
+        index = tmp_path / "pages" / job / "index.jsonl"
+        server.wait_stored(job, index)
+        [crawl] = [j["pid"] for j in server.get("listjobs.json")["running"]]
+        left = [crawl, *children_of(crawl, "topicspider.")]
+        assert len(left) == 4  # the crawl, its page writer and its two analysis workers
+        down = run_deploy_scrapyd("down", "--dir", str(directory))
+        assert down.returncode == 0, down.stdout + down.stderr
+        log = (directory / "logs" / PROJECT / "topic" / f"{job}.log").read_text("utf-8")
+        assert "Spider closed (shutdown)" in log
+        assert index.read_text("utf-8").endswith("\n")
+        left = [pid for pid in left if Path(f"/proc/{pid}").exists()]
+        assert not left, "processes of the job still running after scrapyd stopped"
+        assert f"cancelled job {job}" in down.stdout
+    finally:
+        for pid in left:
+            with suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        with suppress(ProcessLookupError, FileNotFoundError, ValueError):
+            os.kill(int((directory / "scrapyd.pid").read_text()), signal.SIGTERM)
+
+
+def test_down_finds_the_port_of_a_scrapyd_started_with_scrapyd_conf(tmp_path):
+    """A scrapyd started before the config moved to ``scrapy.cfg`` is still stopped."""
+    (tmp_path / "scrapyd.conf").write_text(
+        "[scrapyd]\nbind_address = 127.0.0.1\nhttp_port = 6899\n"
+    )
+    assert local_scrapyd.configured_port(tmp_path) == 6899
 
 
 def pipeline_for(tmp_path: Path, job: str | None, **settings: object) -> FilesystemPipeline:
