@@ -260,3 +260,47 @@ def test_a_torn_last_line_is_cut_before_appending(tmp_path):
         "https://example.com/a.html",
         "https://example.com/b.html",
     ]
+
+
+HOLD_FOLDER = """
+import fcntl, os, sys
+handle = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
+fcntl.flock(handle, fcntl.LOCK_EX)
+print("held", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_folder_another_crawl_writes_to_is_refused(tmp_path):
+    """Two scrapyd jobs given the same ``jobid`` would each store every page."""
+    first = make_pipeline(tmp_path)
+    first.open_spider()
+    second = make_pipeline(tmp_path)
+    with pytest.raises(PagesDirError, match="another crawl is writing to it"):
+        second.open_spider()
+    close(second)
+    store(first, make_page("https://example.com/1.html"))
+    close(first)
+    third = make_pipeline(tmp_path)
+    third.open_spider()  # free again once the first crawl is done
+    close(third)
+    assert [line["url"] for line in read_index(tmp_path)] == ["https://example.com/1.html"]
+
+
+def test_a_crawl_into_a_folder_in_use_stops_before_storing_anything(tmp_path):
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_FOLDER, str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline() == "held\n"
+        stats, log = crawl(tmp_path, "https://example.com/1")
+    finally:
+        holder.communicate("")
+    assert stats["finish_reason"] == "pages_dir_error"
+    assert "topic/stored" not in stats
+    assert f"Cannot write to the pages folder {tmp_path} (TOPIC_PAGES_DIR): another crawl" in log
+    stats, _ = crawl(tmp_path, "https://example.com/1")
+    assert stats["topic/stored"] == 1

@@ -20,6 +20,16 @@ def test_the_defaults_and_the_defaults_written_as_text_pass():
     check_types(Settings({**PROJECT, "TOPIC_ADAPTIVE": "0", "TOPIC_THRESHOLD": "1"}))
 
 
+def test_scrapy_settings_pass_as_scrapy_reads_them():
+    """Whole-number defaults Scrapy reads as a number or a truth value."""
+    as_given = {
+        "DOWNLOAD_DELAY": "0.5",
+        "DOWNLOAD_TIMEOUT": "7.5",
+        "TELNETCONSOLE_ENABLED": "False",
+    }
+    check_types(Settings({**PROJECT, **as_given, "CLOSESPIDER_PAGECOUNT": "50"}))
+
+
 @pytest.mark.parametrize(
     ("name", "value", "message"),
     [
@@ -33,6 +43,9 @@ def test_the_defaults_and_the_defaults_written_as_text_pass():
         ("TOPIC_THRESHOLD_TOP", "ten", "TOPIC_THRESHOLD_TOP='ten': expected a whole number"),
         ("MYSQL_BATCH_SIZE", "", "MYSQL_BATCH_SIZE='': expected a whole number"),
         ("REDIS_LEASE", "60s", "REDIS_LEASE='60s': expected a number"),
+        ("CLOSESPIDER_PAGECOUNT", "abc", "CLOSESPIDER_PAGECOUNT='abc': expected a number"),
+        ("DOWNLOAD_TIMEOUT", "30s", "DOWNLOAD_TIMEOUT='30s': expected a number"),
+        ("ROBOTSTXT_OBEY", "maybe", "ROBOTSTXT_OBEY='maybe': expected True or False"),
     ],
 )
 def test_a_value_that_is_not_its_defaults_type_is_named(name, value, message):

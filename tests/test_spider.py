@@ -303,6 +303,21 @@ def test_ctrl_c_pauses_and_the_same_command_resumes(site, site_url, tmp_path, se
             ],
             "TOPIC_TITLE_WEIGHT='-1': expected a number >= 0",
         ),
+        (
+            [
+                "-a",
+                "seeds=http://127.0.0.1:9/",
+                "-a",
+                "keywords=sports",
+                "-s",
+                "CLOSESPIDER_PAGECOUNT=abc",
+            ],
+            "CLOSESPIDER_PAGECOUNT='abc': expected a number",
+        ),
+        (  # scrapyd passes -d jobid=NAME as the spider argument _job
+            ["-a", "seeds=http://127.0.0.1:9/", "-a", "keywords=sports", "-a", "_job=.."],
+            "scrapyd job id '..' cannot be a folder name (TOPIC_PAGES_PER_JOB)",
+        ),
     ],
 )
 def test_bad_input_stops_before_any_request_with_one_message(arguments, message):

@@ -1,11 +1,13 @@
-"""Each of the project's own settings has its default's type: a value given as text
-(``-s NAME=value``, a scrapyd job's ``setting=NAME=value``) that is not one stops the crawl
-before it starts, in one line that names the setting, instead of a traceback from wherever
-it is first read."""
+"""Each setting whose default is a number or a truth value must read as one: a value given
+as text (``-s NAME=value``, a scrapyd job's ``setting=NAME=value``) that does not stops the
+crawl before it starts, in one line that names the setting, instead of a traceback from
+wherever it is first read."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from scrapy.settings import default_settings as scrapy_defaults
 
 from topicspider import settings as defaults
 from topicspider.exceptions import ConfigError
@@ -16,27 +18,39 @@ if TYPE_CHECKING:
 __all__ = ["check_types"]
 
 _OWN = ("TOPIC_", "MYSQL_", "REDIS_")
-#: A type, the ``Settings`` method that reads it, and what a user must give. ``bool``
-#: comes before ``int``, its base class.
-_READERS = (
-    (bool, "getbool", "True or False (or 1, 0)"),
-    (int, "getint", "a whole number"),
-    (float, "getfloat", "a number"),
+#: A type, the ``Settings`` methods that read it (any one will do), and what a user must
+#: give. ``bool`` comes before ``int``, its base class.
+_OWN_READERS = (
+    (bool, ("getbool",), "True or False (or 1, 0)"),
+    (int, ("getint",), "a whole number"),
+    (float, ("getfloat",), "a number"),
+)
+#: Scrapy reads some settings whose default is a whole number as a number
+#: (``DOWNLOAD_DELAY``, ``DOWNLOAD_TIMEOUT``) or a truth value (``TELNETCONSOLE_ENABLED``).
+_SCRAPY_READERS = (
+    (bool, ("getbool",), "True or False (or 1, 0)"),
+    (int | float, ("getfloat", "getbool"), "a number"),
 )
 
 
 def check_types(settings: BaseSettings) -> None:
-    """Raise ``ConfigError`` on the first own setting whose value does not read as its
-    default's type."""
-    for name, default in vars(defaults).items():
-        if not name.startswith(_OWN):
+    """Raise ``ConfigError`` on the first setting whose value does not read as its
+    default's type: the project's own settings exactly, Scrapy's as Scrapy reads them."""
+    own = {name: value for name, value in vars(defaults).items() if name.startswith(_OWN)}
+    scrapy = {name: value for name, value in vars(scrapy_defaults).items() if name.isupper()}
+    for readers, names in ((_OWN_READERS, own), (_SCRAPY_READERS, scrapy)):
+        for name, default in names.items():
+            _check(settings, name, default, readers)
+
+
+def _check(settings: BaseSettings, name: str, default: object, readers: tuple) -> None:
+    for kind, methods, expected in readers:
+        if not isinstance(default, kind):
             continue
-        for kind, reader, expected in _READERS:
-            if isinstance(default, kind):
-                try:
-                    getattr(settings, reader)(name)
-                except (TypeError, ValueError):
-                    raise ConfigError(
-                        f"{name}={settings.get(name)!r}: expected {expected}"
-                    ) from None
-                break
+        for method in methods:
+            try:
+                getattr(settings, method)(name)
+            except (TypeError, ValueError):
+                continue
+            return
+        raise ConfigError(f"{name}={settings.get(name)!r}: expected {expected}")

@@ -28,7 +28,8 @@ FAILED = frozenset(
 class Command(ScrapyCrawlCommand):
     """Spiders may define ``check_arguments(settings, **spider_arguments)``; if it raises
     ``TopicSpiderError`` the crawl does not start and the message is the only output.
-    A malformed ``MYSQL_URL`` is reported the same way.
+    A malformed ``MYSQL_URL`` and a scrapyd job id that cannot name a folder are reported
+    the same way.
 
     With ``LOG_FILE`` set, as scrapyd sets it for every job, the message also goes to the
     log file: that is where a scrapyd user looks, not at the process's stderr.
@@ -45,6 +46,7 @@ class Command(ScrapyCrawlCommand):
             try:
                 if check is not None:
                     check(self.settings, **opts.spargs)
+                files.check_job(self.settings, opts.spargs)
                 if self.settings.get("MYSQL_URL"):
                     mysql.check_settings(self.settings)
             except TopicSpiderError as error:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
     from scrapy import Spider
     from scrapy.crawler import Crawler
+    from scrapy.settings import BaseSettings
     from scrapy.statscollectors import StatsCollector
     from twisted.internet.defer import Deferred
 
@@ -48,6 +50,13 @@ class PagesDirError(CloseSpider):
 
     def __str__(self) -> str:
         return self.message
+
+
+def check_job(settings: BaseSettings, spider_arguments: dict[str, str]) -> None:
+    """Raise ``ConfigError`` on a scrapyd job id that cannot name the job's pages folder."""
+    job = spider_arguments.get(SCRAPYD_JOB_ARGUMENT)
+    if job and settings.get("TOPIC_PAGES_DIR") and settings.getbool("TOPIC_PAGES_PER_JOB"):
+        _job_folder(job)
 
 
 def _job_folder(job: str) -> str:
@@ -90,6 +99,7 @@ class FilesystemPipeline:
         self._not_stored: list[str] = []
         self._store: PageStore | None = None
         self._writer: Child | None = None
+        self._lock: int | None = None
         # Holds the spider closing we start, so that it is not garbage-collected.
         self._closing: Deferred[None] | None = None
 
@@ -106,10 +116,14 @@ class FilesystemPipeline:
     def open_spider(self, spider: Spider | None = None) -> None:
         try:
             self.pages_dir.mkdir(parents=True, exist_ok=True)
+            self._lock = _lock(self.pages_dir)
             _cut_torn_line(self.pages_dir / INDEX_NAME)
             self._indexed = _indexed_urls(self.pages_dir / INDEX_NAME)
             store = PageStore(self.pages_dir)  # fails here on a folder it cannot write
         except OSError as exc:
+            if self._lock is not None:
+                os.close(self._lock)
+                self._lock = None
             error = self._error(exc)
             logger.error("%s", error)
             raise error from exc
@@ -129,6 +143,9 @@ class FilesystemPipeline:
         if self._store is not None:
             self._store.close()
             self._store = None
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
         if self._not_stored:
             self.stats.set_value("topic/not_stored", len(self._not_stored))
             logger.error(
@@ -179,6 +196,20 @@ class FilesystemPipeline:
         return PagesDirError(
             f"Cannot write to the pages folder {self.pages_dir.absolute()} (TOPIC_PAGES_DIR): {exc}"
         )
+
+
+def _lock(folder: Path) -> int:
+    """Hold ``folder`` for this crawl: two crawls writing one folder (two scrapyd jobs given
+    the same ``jobid``, two workers given the same ``TOPIC_PAGES_DIR``) would each store
+    every page, and the index list each twice. The lock goes with the process, ``kill -9``
+    too, and leaves no file behind."""
+    handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(handle)
+        raise BlockingIOError("another crawl is writing to it") from None
+    return handle
 
 
 def _reactor_running() -> bool:
