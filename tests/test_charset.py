@@ -255,3 +255,98 @@ def test_a_gbk_text_file_may_hold_traditional_characters(text):
 def test_a_text_file_in_another_encoding_is_refused(data):
     with pytest.raises(UnicodeDecodeError):
         decode_text_file(data)
+
+
+GB_DECLARATIONS = [
+    (GBK_META, None),
+    ('<meta charset="gbk">', None),
+    ('<meta http-equiv="Content-Type" content="text/html; charset=gb18030">', None),
+    ("", "text/html; charset=GBK"),
+]
+
+
+@pytest.mark.parametrize(("meta", "content_type"), GB_DECLARATIONS)
+def test_big5_declared_gb_is_read_as_big5(meta, content_type):
+    # Big5 decodes as GBK without an error, into nonsense: 足球比賽 into ì瞴ゑ辽.
+    html = tw_page(meta)
+    assert decode(html.encode("big5"), content_type) == ("big5hkscs", html)
+    assert "臺北" in decode(html.encode("big5"), content_type)[1]
+
+
+@pytest.mark.parametrize(("meta", "content_type"), GB_DECLARATIONS)
+@pytest.mark.parametrize("make_page", [page, tw_page])
+def test_gbk_declared_gb_stays_gbk(make_page, meta, content_type):
+    html = make_page(meta)
+    assert decode(html.encode("gbk"), content_type) == ("gb18030", html)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Their letters read as Big5 hanzi of the commonest kind.
+        "汉语拼音：nǐ hǎo，xiè xie，zài jiàn，duì bu qǐ，méi guān xi，nǚ hái，wǒ ài nǐ。",
+        "俄语学习：Здравствуйте, спасибо, до свидания. Москва — столица России.",
+        "目录：① 足球 ② 篮球 ③ 排球 ④ 网球 ⑤ 乒乓球 Ⅰ Ⅱ Ⅲ Ⅳ",
+        "注音符号：ㄅㄆㄇㄈ ㄉㄊㄋㄌ ㄍㄎㄏ ㄐㄑㄒ ㄓㄔㄕㄖ ㄗㄘㄙ。",
+        "漢語拼音：nǐ hǎo，xiè xie，zài jiàn，duì bu qǐ。",
+        "床前明月光，疑是地上霜。舉頭望明月，低頭思故鄉。",
+    ],
+)
+def test_gbk_pages_with_letters_or_rare_characters_stay_gbk(text):
+    html = page(GBK_META, text)
+    assert decode(html.encode("gbk")) == ("gb18030", html)
+
+
+@pytest.mark.parametrize("make_page", [page, tw_page])
+def test_gbk_declared_big5_is_read_as_gbk(make_page):
+    html = make_page(BIG5_META)
+    assert decode(html.encode("gbk")) == ("gb18030", html)
+
+
+def test_big5_declared_big5_stays_big5():
+    html = tw_page(BIG5_META)
+    assert decode(html.encode("big5")) == ("big5hkscs", html)
+
+
+def ascii_first(size: int, meta: str = "", make_page=page) -> str:
+    """A page whose first ``size`` bytes and more are ASCII: a long inline script."""
+    return make_page(f"{meta}<script>var nav = '{'x' * size}';</script>")
+
+
+@pytest.mark.parametrize("size", [SAMPLE_SIZE, 3 * SAMPLE_SIZE + 1])
+@pytest.mark.parametrize(
+    ("make_page", "codec", "expected"),
+    [
+        (page, "gbk", "gb18030"),
+        (tw_page, "gbk", "gb18030"),
+        (page, "gb18030", "gb18030"),
+        (page, "utf-8", "utf-8"),
+        (tw_page, "utf-8", "utf-8"),
+        (tw_page, "big5", "big5hkscs"),
+    ],
+)
+def test_chinese_after_64kb_of_ascii(size, make_page, codec, expected):
+    html = ascii_first(size, make_page=make_page)
+    assert html.encode(codec)[:SAMPLE_SIZE].isascii()
+    assert decode(html.encode(codec)) == (expected, html)
+    assert decode(html.encode(codec), "text/html") == (expected, html)
+
+
+@pytest.mark.parametrize(
+    ("meta", "codec", "expected"),
+    [
+        (UTF8_META, "gbk", "gb18030"),
+        (UTF8_META, "utf-8", "utf-8"),
+        (GBK_META, "gbk", "gb18030"),
+        (GBK_META, "utf-8", "utf-8"),
+    ],
+)
+def test_a_declaration_is_checked_against_chinese_after_64kb_of_ascii(meta, codec, expected):
+    html = ascii_first(SAMPLE_SIZE, meta)
+    assert decode(html.encode(codec)) == (expected, html)
+
+
+@given(st.text(min_size=1).filter(lambda s: not s.isascii()))
+def test_utf8_after_64kb_of_ascii_round_trips(text):
+    html = "<script>" + " " * SAMPLE_SIZE + "</script>" + text
+    assert decode(html.encode("utf-8")) == ("utf-8", html)
