@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import resource
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -43,7 +45,7 @@ FOOTBALL = {
 COOKING_AND_FINANCE = {"菜谱", "烹饪", "火候", "理财", "基金", "股票", "投资", "recipe", "oven"}
 
 
-def scrapy_keywords(*args: str | Path) -> subprocess.CompletedProcess:
+def scrapy_keywords(*args: str | Path, **popen) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "scrapy", "keywords", *map(str, args)],
         cwd=ROOT,
@@ -51,12 +53,17 @@ def scrapy_keywords(*args: str | Path) -> subprocess.CompletedProcess:
         capture_output=True,
         text=True,
         timeout=120,
+        **popen,
     )
 
 
 def terms_of(text: str) -> list[str]:
     lines = [line for line in text.splitlines() if line and not line.startswith("#")]
     return [line.rsplit(" ", 1)[0] for line in lines]
+
+
+def weighted(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line and not line.startswith("#")]
 
 
 def files(site, paths) -> list[Path]:
@@ -208,6 +215,8 @@ def closed_port() -> int:
         (lambda tmp, url: [tmp / "empty.html"], "empty.html: no text"),
         (lambda tmp, url: [tmp / "nopages"], "no .html, .htm, .txt files"),
         (lambda tmp, url: [tmp / "blank"], "none of its 1 files has any text"),
+        (lambda tmp, url: ["~nosuchuser/a.html"], "cannot read: Could not determine home"),
+        (lambda tmp, url: [tmp / f"{'a' * 300}.html"], "cannot read: File name too long"),
         (
             lambda tmp, url: [f"{url}/sports/index.html", "--background", tmp / "gone"],
             "gone: no such file",
@@ -262,3 +271,206 @@ def test_pages_are_fetched_with_the_crawl_s_user_agent(settings, user_agent):
         result = scrapy_keywords(f"{url}/a.html", *settings)
     assert result.returncode == 0, result.stderr
     assert seen == [user_agent]
+
+
+def match_reports(folder: Path) -> None:
+    """A list of match reports (its own table of contents, 45 links) and a match report."""
+    folder.mkdir()
+    links = "".join(
+        f'<li><a href="/reports/{n}.html">Derby goalkeeper heroics in round {n}</a></li>'
+        for n in range(45)
+    )
+    (folder / "index.html").write_text(
+        f"<title>Reports</title><h1>All match reports</h1><ul>{links}</ul><p>The season.</p>"
+    )
+    (folder / "match.html").write_text(
+        "<title>Match report</title><p>The league match ended with a late goal.</p>"
+    )
+
+
+def test_a_page_given_twice_is_counted_once(tmp_path):
+    """A page in a folder and named again, or fetched from a URL too: counted twice, its
+    words weighed twice, and its own list of reports looked like a sidebar two pages share."""
+    samples = tmp_path / "samples"
+    match_reports(samples)
+    index = (samples / "index.html").read_bytes()
+
+    class Index(Handler):
+        def do_GET(self) -> None:
+            self.send(index)
+
+    once = scrapy_keywords(samples, "--top", "8")
+    with serving(Index) as url:
+        twice = scrapy_keywords(samples, samples / "index.html", f"{url}/reports/", "--top", "8")
+    assert once.returncode == twice.returncode == 0, once.stderr + twice.stderr
+    assert "over 2 sample pages" in twice.stdout
+    assert "2 given twice, counted once" in twice.stdout
+    assert terms_of(twice.stdout) == terms_of(once.stdout)
+    assert {"derby", "goalkeeper"} <= set(terms_of(twice.stdout))
+
+
+def test_the_samples_are_left_out_of_the_background(tmp_path):
+    """``--background`` the whole site, samples included: the samples' words are no longer
+    rarer than the background's. The samples as their own background: no keyword at all."""
+    site = tmp_path / "site"
+    samples, other = site / "football", site / "cooking"
+    samples.mkdir(parents=True)
+    other.mkdir()
+    for n, text in enumerate(["The league match ended.", "A late goal won the league match."]):
+        (samples / f"{n}.html").write_text(f"<title>Report {n}</title><p>{text} Weather.</p>")
+    for n, text in enumerate(["Bake the bread; the weather ended.", "Stir the sauce."]):
+        (other / f"{n}.html").write_text(f"<title>Recipe {n}</title><p>{text}</p>")
+    apart = scrapy_keywords(samples, "--background", other)
+    whole = scrapy_keywords(samples, "--background", site)
+    assert apart.returncode == whole.returncode == 0, apart.stderr + whole.stderr
+    assert "idf from 2 background pages" in whole.stdout
+    assert "2 also samples or given twice, left out" in whole.stdout
+    assert weighted(whole.stdout) == weighted(apart.stdout)
+    assert {"league", "match"} <= set(terms_of(whole.stdout)[:3])
+
+    itself = scrapy_keywords(samples, "--background", samples)
+    assert itself.returncode == 2
+    assert "every --background page is also a sample" in itself.stderr
+    assert itself.stdout == ""
+
+
+def test_a_keyword_file_written_among_the_samples_is_no_sample(site, tmp_path):
+    samples = tmp_path / "football"
+    samples.mkdir()
+    for path in sorted(site.on_topic):
+        if path.startswith("/en/"):
+            (samples / Path(path).name).write_bytes((site.root / path.lstrip("/")).read_bytes())
+    out = samples / "football.txt"
+    first = scrapy_keywords(samples, "--top", "10", "-o", out)
+    assert first.returncode == 0, first.stderr
+    written = out.read_text("utf-8")
+    again = scrapy_keywords(samples, "--top", "10", "-o", samples / "football-2.txt")
+    assert again.returncode == 0, again.stderr
+    assert (samples / "football-2.txt").read_text("utf-8") == written.replace(
+        str(out), str(samples / "football-2.txt")
+    )
+    assert not {"terms", "idf", "samples"} & set(terms_of(written))
+
+
+def test_the_output_is_replaced_whole_or_not_at_all(site, tmp_path):
+    """A write that fails half-way (here: a file size limit of 1 KiB) leaves the keyword
+    file there was, and nothing else."""
+    out = tmp_path / "football.txt"
+    out.write_text("# by hand\n足球 3\n", "utf-8")
+
+    def limit_file_size() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))
+
+    sports = site.root / "sports"
+    result = scrapy_keywords(sports, "--top", "200", "-o", out, preexec_fn=limit_file_size)
+    assert result.returncode == 2
+    assert result.stderr == f"topicspider: error: {out}: cannot write: File too large\n"
+    assert out.read_text("utf-8") == "# by hand\n足球 3\n"
+    assert list(tmp_path.iterdir()) == [out]
+
+
+@pytest.mark.parametrize(
+    ("output", "reason"),
+    [
+        ("plain.txt/football.txt", "Not a directory"),
+        ("plain.txt/keywords/a.txt", "Not a directory"),
+        (".", "Is a directory"),
+    ],
+)
+def test_an_output_that_cannot_be_written_stops_the_command_before_it_fetches(
+    tmp_path, output, reason
+):
+    (tmp_path / "plain.txt").write_text("a regular file")
+    fetched: list[str] = []
+
+    class Page(Handler):
+        def do_GET(self) -> None:
+            fetched.append(self.path)
+            self.send("<title>足球</title><p>足球比赛的战术</p>".encode())
+
+    with serving(Page) as url:
+        result = scrapy_keywords(f"{url}/a.html", "-o", tmp_path / output)
+    assert result.returncode == 2
+    assert result.stderr == f"topicspider: error: {tmp_path / output}: cannot write: {reason}\n"
+    assert fetched == []
+    assert (tmp_path / "plain.txt").read_text() == "a regular file"
+
+
+class BrokenAnswers(Handler):
+    """Answers that are no HTTP, or broken HTTP: what a wrong port or a crashing server gives."""
+
+    def do_GET(self) -> None:
+        page = b"<p>football league match</p>"
+        raw = {
+            "/ssh": b"SSH-2.0-OpenSSH_9.6\r\n",
+            "/chunks": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n40\r\n" + page,
+            "/short": b"HTTP/1.0 200 OK\r\nContent-Length: 1000\r\n\r\n" + page,
+            "/headers": b"HTTP/1.0 200 OK\r\n" + b"X-A: b\r\n" * 120 + b"\r\n" + page,
+        }
+        if self.path in raw:
+            self.wfile.write(raw[self.path])
+        elif self.path == "/ftp":
+            self.send(b"", status=302, Location="ftp://127.0.0.1:1/page.html")
+        else:
+            self.send(b"", status=302, Location="http://127.0.0.1 x/")
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("/ssh", "cannot fetch: BadStatusLine('SSH-2.0-OpenSSH_9.6\\r\\n')"),
+        ("/chunks", "cannot fetch: IncompleteRead("),
+        ("/short", "cannot fetch: cut short after 28 bytes"),
+        ("/headers", "cannot fetch: HTTPException('got more than 100 headers')"),
+        ("/ftp", "HTTP 302 Found, to ftp://127.0.0.1:1/page.html"),
+        ("/space", "cannot fetch: InvalidURL("),
+    ],
+)
+def test_broken_answers_give_one_clear_message_and_status_2(path, message):
+    with serving(BrokenAnswers) as url:
+        result = scrapy_keywords(url + path)
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert result.stderr.startswith(f"topicspider: error: {url}{path}: {message}")
+    assert result.stderr.count("\n") == 1
+    assert result.stdout == ""
+
+
+def test_a_server_that_trickles_its_answer_times_out():
+    """DOWNLOAD_TIMEOUT bounds the whole download, as in a crawl, not each read."""
+
+    class Trickle(Handler):
+        def do_GET(self) -> None:
+            body = b"<p>football league match goal coach</p>"
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            for byte in body:
+                try:
+                    self.wfile.write(bytes([byte]))
+                except OSError:
+                    return
+                time.sleep(0.25)
+
+    with serving(Trickle) as url:
+        started = time.monotonic()
+        result = scrapy_keywords(f"{url}/slow.html", "-s", "DOWNLOAD_TIMEOUT=1")
+        elapsed = time.monotonic() - started
+    assert result.returncode == 2, result.stdout
+    assert f"{url}/slow.html: cannot fetch: timed out after 1 s" in result.stderr
+    assert elapsed < 8  # the body alone takes 10 s
+
+
+def test_download_maxsize_0_means_no_limit():
+    """As in Scrapy: ``DOWNLOAD_MAXSIZE=0`` turns the limit off."""
+
+    class Page(Handler):
+        def do_GET(self) -> None:
+            self.send("<title>足球</title><p>足球比赛的战术与球员</p>".encode())
+
+    with serving(Page) as url:
+        unlimited = scrapy_keywords(f"{url}/a.html", "-s", "DOWNLOAD_MAXSIZE=0")
+        small = scrapy_keywords(f"{url}/a.html", "-s", "DOWNLOAD_MAXSIZE=10")
+    assert unlimited.returncode == 0, unlimited.stderr
+    assert "足球" in terms_of(unlimited.stdout)
+    assert small.returncode == 2
+    assert "larger than DOWNLOAD_MAXSIZE (10 bytes)" in small.stderr

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import hashlib
+import os
 import sys
+import time
+from dataclasses import dataclass
+from http.client import HTTPException, HTTPResponse
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.error import HTTPError, URLError
 from urllib.parse import urlsplit
-from urllib.request import Request, urlopen
+from urllib.request import HTTPRedirectHandler, Request, build_opener
 
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
@@ -32,82 +39,134 @@ from topicspider.text import SeenRegions
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Iterator
+    from typing import TextIO
 
 #: Files of a sample folder that are read; ``.txt`` is plain text, the others HTML.
 SAMPLE_SUFFIXES = (".html", ".htm", ".txt")
+#: How every keyword file this command writes begins.
+HEADER = "# Extracted by `scrapy keywords`"
+#: Bytes read from a response at a time, between two looks at the clock.
+CHUNK_SIZE = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Page:
+    """A sample page: its address, content type (``text/plain`` for plain text, None for
+    an HTML file), and its bytes if it was fetched or the file they are in (read again
+    when needed, not kept: a background folder may hold thousands of pages)."""
+
+    url: str
+    content_type: str | None
+    content: bytes | Path
+
+
+class _HttpRedirects(HTTPRedirectHandler):
+    """Redirects to http(s) only, as the crawler follows them: urllib would follow one to
+    ``ftp://`` too."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        if urlsplit(newurl).scheme.lower() not in ("http", "https"):
+            raise HTTPError(newurl, code, f"{msg}, to {newurl}", headers, fp)
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
 class PageReader:
     """Sample pages from a source: a URL (fetched once, no link is followed, however often
-    it is read), an HTML or text file, or a folder of them; each page as the crawler would
-    count its terms, without the link regions ``regions`` says were seen."""
+    it is given), an HTML or text file, or a folder of them. A page read before (the same
+    bytes, from whatever source) is not read again: counted twice, its words would weigh
+    twice, and its own link lists would look like a sidebar two pages share. ``tally``
+    counts the link regions of the pages read (see :class:`RepeatedRegions`)."""
 
     def __init__(self, *, title_weight: float, timeout: float, user_agent: str, max_size: int):
         self.title_weight = title_weight
         self.timeout = timeout
         self.user_agent = user_agent
         self.max_size = max_size
-        self._fetched: dict[str, tuple[bytes, str, str]] = {}
+        self.tally = RegionTally()
+        #: Pages given again (read before, by their bytes) and left out.
+        self.repeated = 0
+        self._digests: set[bytes] = set()
+        self._fetched: dict[str, Page] = {}
+        self._opener = build_opener(_HttpRedirects)
 
-    def read(self, source: str, regions: SeenRegions) -> list[PageTerms]:
+    def read(self, source: str) -> list[Page]:
+        """The pages of ``source`` that have text and were not read before."""
+        pages, empty = self._pages(source)
+        counted = []
+        repeated = self.repeated
+        for page in pages:
+            data = _data(page)
+            digest = hashlib.sha256(data).digest()
+            if digest in self._digests:
+                self.repeated += 1
+            elif self._terms(page, data, self.tally):
+                counted.append(page)
+            self._digests.add(digest)
+        if not counted and self.repeated - repeated < len(pages):
+            raise SourceError(f"{source}: {empty}")
+        return counted
+
+    def terms(self, page: Page, regions: SeenRegions) -> PageTerms:
+        """The page's terms as the crawler counts them, without the link regions ``regions``
+        says were seen."""
+        return self._terms(page, _data(page), regions)
+
+    def _terms(self, page: Page, data: bytes, regions: SeenRegions) -> PageTerms:
+        if page.content_type == "text/plain":
+            return text_terms(data)
+        return html_terms(
+            data, page.url, page.content_type, title_weight=self.title_weight, regions=regions
+        )
+
+    def _pages(self, source: str) -> tuple[list[Page], str]:
+        """The source's pages, and what to say if none of them has text."""
         try:
             scheme = urlsplit(source).scheme.lower()
         except ValueError as error:  # "Invalid IPv6 URL"
             raise SourceError(f"{source}: not a valid URL ({error})") from None
         if scheme in ("http", "https"):
-            return [self._nonempty(source, self._url(source, regions))]
+            if source not in self._fetched:
+                self._fetched[source] = self._fetch(source)
+            return [self._fetched[source]], "no text"
         if "://" in source:
             raise SourceError(f"{source}: not an http(s) URL")
-        path = Path(source).expanduser()
-        if path.is_dir():
-            return self._folder(path, regions)
-        if path.is_file():
-            return [self._nonempty(source, self._file(path, regions))]
+        try:
+            path = Path(source).expanduser()
+            if path.is_dir():
+                pages = self._folder(path)
+                return pages, f"none of its {len(pages)} files has any text"
+            if path.is_file():
+                return [_file(path)], "no text"
+        except (OSError, RuntimeError) as error:  # a name too long; "~name" of no user
+            raise SourceError(f"{source}: cannot read: {_reason(error)}") from None
         raise SourceError(f"{source}: no such file or folder, and not an http(s) URL")
 
-    def _folder(self, folder: Path, regions: SeenRegions) -> list[PageTerms]:
+    def _folder(self, folder: Path) -> list[Page]:
+        """The folder's pages; a keyword file this command wrote there is none."""
         files = sorted(
             p for p in folder.rglob("*") if p.suffix.lower() in SAMPLE_SUFFIXES and p.is_file()
         )
-        if not files:
-            raise SourceError(f"{folder}: no {', '.join(SAMPLE_SUFFIXES)} files in the folder")
-        pages = [terms for terms in (self._file(file, regions) for file in files) if terms]
+        pages = [_file(file) for file in files if not _keyword_file(file)]
         if not pages:
-            raise SourceError(f"{folder}: none of its {len(files)} files has any text")
+            raise SourceError(f"{folder}: no {', '.join(SAMPLE_SUFFIXES)} files in the folder")
         return pages
 
-    def _file(self, path: Path, regions: SeenRegions) -> PageTerms:
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise SourceError(f"{path}: cannot read: {exc.strerror}") from None
-        if path.suffix.lower() == ".txt":
-            return text_terms(data)
-        uri = path.resolve().as_uri()
-        return html_terms(data, uri, title_weight=self.title_weight, regions=regions)
-
-    def _url(self, url: str, regions: SeenRegions) -> PageTerms:
-        if url not in self._fetched:
-            self._fetched[url] = self._fetch(url)
-        data, final_url, content_type = self._fetched[url]
-        if content_type == "text/plain":
-            return text_terms(data)
-        return html_terms(
-            data, final_url, content_type, title_weight=self.title_weight, regions=regions
-        )
-
-    def _fetch(self, url: str) -> tuple[bytes, str, str]:
-        """The page's bytes, final URL and content type (``text/plain`` for plain text)."""
+    def _fetch(self, url: str) -> Page:
+        """The page at ``url``, whole, within ``timeout`` seconds and ``max_size`` bytes
+        (0: any size), as Scrapy's ``DOWNLOAD_TIMEOUT`` and ``DOWNLOAD_MAXSIZE`` bound a
+        download."""
         try:
             request = Request(  # noqa: S310 - the caller allows http(s) only
                 safe_url_string(url), headers={"User-Agent": self.user_agent}
             )
         except ValueError as error:  # "Port out of range 0-65535"
             raise SourceError(f"{url}: not a valid URL ({error})") from None
+        deadline = time.monotonic() + self.timeout
         try:
-            with urlopen(request, timeout=self.timeout) as response:  # noqa: S310
-                data = response.read(self.max_size + 1)
+            with self._opener.open(request, timeout=self.timeout) as response:
                 content_type = response.headers.get("Content-Type") or "text/html"
+                data = self._body(url, response, deadline)
                 final_url = response.geturl()
         except HTTPError as exc:
             raise SourceError(f"{url}: HTTP {exc.code} {exc.reason}") from None
@@ -115,20 +174,78 @@ class PageReader:
             raise SourceError(f"{url}: cannot fetch: {exc.reason}") from None
         except (TimeoutError, OSError) as exc:
             raise SourceError(f"{url}: cannot fetch: {exc}") from None
-        if len(data) > self.max_size:
-            raise SourceError(f"{url}: larger than DOWNLOAD_MAXSIZE ({self.max_size} bytes)")
+        except HTTPException as exc:  # no HTTP answer, or a broken one
+            raise SourceError(f"{url}: cannot fetch: {exc!r}") from None
         media_type = content_type.split(";", 1)[0].strip().lower()
         if media_type == "text/plain":
-            return data, final_url, media_type
+            return Page(final_url, media_type, data)
         if "html" not in media_type:
             raise SourceError(f"{url}: not an HTML or text page ({media_type})")
-        return data, final_url, content_type
+        return Page(final_url, content_type, data)
 
-    @staticmethod
-    def _nonempty(source: str, terms: PageTerms) -> PageTerms:
-        if not terms:
-            raise SourceError(f"{source}: no text")
-        return terms
+    def _body(self, url: str, response: HTTPResponse, deadline: float) -> bytes:
+        """The response's body; a server that trickles it out times out all the same."""
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := response.read1(CHUNK_SIZE):
+            size += len(chunk)
+            if self.max_size and size > self.max_size:
+                raise SourceError(f"{url}: larger than DOWNLOAD_MAXSIZE ({self.max_size} bytes)")
+            if time.monotonic() > deadline:
+                raise SourceError(f"{url}: cannot fetch: timed out after {self.timeout:g} s")
+            chunks.append(chunk)
+        if response.length:  # the connection closed before the Content-Length was read
+            raise SourceError(f"{url}: cannot fetch: cut short after {size} bytes")
+        return b"".join(chunks)
+
+
+def _file(path: Path) -> Page:
+    content_type = "text/plain" if path.suffix.lower() == ".txt" else None
+    return Page(path.resolve().as_uri(), content_type, path)
+
+
+def _data(page: Page) -> bytes:
+    if isinstance(page.content, bytes):
+        return page.content
+    try:
+        return page.content.read_bytes()
+    except OSError as exc:
+        raise SourceError(f"{page.content}: cannot read: {_reason(exc)}") from None
+
+
+def _keyword_file(path: Path) -> bool:
+    """Whether ``path`` is a keyword file this command wrote: an earlier run's, among the
+    samples it was learned from, is no sample."""
+    header = HEADER.encode()
+    try:
+        with path.open("rb") as file:
+            return file.read(len(header)) == header
+    except OSError as exc:
+        raise SourceError(f"{path}: cannot read: {_reason(exc)}") from None
+
+
+def _reason(error: Exception) -> str:
+    return (error.strerror if isinstance(error, OSError) else None) or str(error)
+
+
+@contextlib.contextmanager
+def _replacing(path: Path) -> Iterator[TextIO]:
+    """A file that replaces ``path`` when the block ends without an error, and is removed
+    otherwise: a keyword file is never left half written. Opened before any page is read,
+    so that an output that cannot be written stops the command before it fetches."""
+    path = path.resolve()  # a symlinked keyword file stays a symlink
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+    if not path.parent.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with open(descriptor, "w", encoding="utf-8") as file:
+            yield file
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 class Command(ScrapyCommand):
@@ -175,18 +292,14 @@ class Command(ScrapyCommand):
         if opts.top < 1:
             raise UsageError("--top must be at least 1")
         try:
-            text = self.keyword_file(args, opts.background, opts.top)
-            if opts.output:
-                output = Path(opts.output)
-                output.parent.mkdir(parents=True, exist_ok=True)
-                output.write_text(text, "utf-8")
+            with contextlib.ExitStack() as stack:
+                output = stack.enter_context(_replacing(Path(opts.output))) if opts.output else None
+                text = self.keyword_file(args, opts.background, opts.top)
+                (output or sys.stdout).write(text)
         except OSError as exc:
-            self._fail(f"{opts.output}: cannot write: {exc.strerror}")
+            self._fail(f"{opts.output}: cannot write: {_reason(exc)}")
         except TopicSpiderError as error:
             self._fail(str(error))
-        else:
-            if not opts.output:
-                sys.stdout.write(text)
 
     def _fail(self, message: str) -> None:
         print(f"topicspider: error: {message}", file=sys.stderr)
@@ -202,18 +315,24 @@ class Command(ScrapyCommand):
             user_agent=settings.get("USER_AGENT"),
             max_size=settings.getint("DOWNLOAD_MAXSIZE"),
         )
-        tally = RegionTally()
-        for source in [*sources, *background]:
-            reader.read(source, tally)
-        repeated = RepeatedRegions(tally)
-        samples = [page for source in sources for page in reader.read(source, repeated)]
+        sample_pages = [page for source in sources for page in reader.read(source)]
+        repeated = reader.repeated
+        other_pages = [page for source in background for page in reader.read(source)]
+        left_out = reader.repeated - repeated
+        if background and not other_pages:
+            raise SourceError(
+                "every --background page is also a sample: the background is off-topic text"
+            )
+        regions = RepeatedRegions(reader.tally)
+        samples = [reader.terms(page, regions) for page in sample_pages]
         words = set().union(*(page.counts for page in samples))
         samples = [with_subwords(page, words) for page in samples]
         counts = [page.counts for page in samples]
         if background:
-            others = [page for source in background for page in reader.read(source, repeated)]
+            others = (reader.terms(page, regions) for page in other_pages)
             idf = background_idf(with_subwords(page, words).counts for page in others)
-            idf_from = f"idf from {len(others)} background pages ({_listing(background)})"
+            idf_from = f"idf from {len(other_pages)} background pages ({_listing(background)}"
+            idf_from += f"; {left_out} also samples or given twice, left out)" if left_out else ")"
         else:
             idf = default_idf(counts)
             idf_from = "idf from jieba's table (Chinese) and the samples (other terms)"
@@ -223,9 +342,10 @@ class Command(ScrapyCommand):
                 "no term sets the samples apart from the background: every word of the "
                 "samples is also on every background page"
             )
+        given_again = f"; {repeated} given twice, counted once" if repeated else ""
         header = (
-            f"# Extracted by `scrapy keywords`: the top {len(weights)} terms by tf-idf over "
-            f"{len(samples)} sample pages ({_listing(sources)});\n"
+            f"{HEADER}: the top {len(weights)} terms by tf-idf over "
+            f"{len(samples)} sample pages ({_listing(sources)}{given_again});\n"
             f"# {idf_from}.\n"
             "# Weights are scaled so that the best term has 3; edit freely.\n"
         )
