@@ -9,7 +9,9 @@ import pytest
 from scrapy import Request
 from scrapy.utils.test import get_crawler
 
+from tests.httpserver import Handler, serving
 from tests.test_spider import crawl_command, crawl_seed, read_jsonl, scrapy
+from tests.test_spider_focus import ARTICLE, page
 from topicspider.hostcap import HostFull, HostPageCapMiddleware
 from topicspider.spiders.topic import TopicSpider
 
@@ -43,6 +45,23 @@ def test_the_cap_holds_across_a_paused_crawl(site, site_url, tmp_path):
 def test_a_redirect_does_not_count_the_page_it_leads_to_does(site, site_url, redirect, tmp_path):
     seed = redirect(f"{site_url}{site.seed_path}")  # also on 127.0.0.1
     result = crawl_seed(seed, tmp_path, "TOPIC_MAX_PAGES_PER_HOST=3")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert len(read_jsonl(tmp_path / "f.jsonl")) == 3
+
+
+def test_a_robots_txt_redirected_to_the_front_page_does_not_count(tmp_path):
+    links = "".join(f'<a href="/{n}.html">足球比赛{n}</a> ' for n in range(5))
+    front = page("足球", f"{ARTICLE}<p>{links}</p>").encode()
+
+    class Site(Handler):
+        def do_GET(self) -> None:
+            if self.path == "/robots.txt":
+                self.send(b"", status=302, Location="/")
+            else:
+                self.send(front)
+
+    with serving(Site) as url:
+        result = crawl_seed(f"{url}/", tmp_path, "TOPIC_MAX_PAGES_PER_HOST=3")
     assert result.returncode == 0, result.stderr[-3000:]
     assert len(read_jsonl(tmp_path / "f.jsonl")) == 3
 

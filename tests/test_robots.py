@@ -1,11 +1,16 @@
-"""A robots.txt that cannot be downloaded: one line, and the crawl goes on."""
+"""A robots.txt that cannot be downloaded: one line, and the crawl goes on; one that
+Scrapy would misread (in GBK, huge) read as the site meant it."""
 
 from __future__ import annotations
+
+from urllib.parse import unquote
 
 import pytest
 
 from demo.site import serve
+from tests.httpserver import Handler, serving
 from tests.test_spider import crawl_seed, read_jsonl
+from tests.test_spider_focus import ARTICLE, page
 
 
 @pytest.fixture
@@ -36,6 +41,7 @@ def test_a_site_whose_robots_txt_fails_is_crawled_and_said_so_in_one_line(
     warnings = [line for line in result.stderr.splitlines() if f"Not fetched {robots}" in line]
     assert len(warnings) == 1, result.stderr[-3000:]
     assert "as if it allowed all" in warnings[0]
+    assert " ERROR: " not in result.stderr  # not Scrapy's "Gave up retrying" too
     assert len(read_jsonl(tmp_path / "pages" / "index.jsonl")) >= 10
 
 
@@ -46,3 +52,60 @@ def test_an_unreachable_seed_is_one_line_per_request_not_a_traceback(tmp_path):
     assert "Traceback" not in result.stderr
     assert f"Not fetched {seed}robots.txt (the host's pages are fetched as if" in result.stderr
     assert f"WARNING: Not fetched {seed}: Connection was refused" in result.stderr
+
+
+def serve_site(robots):
+    """A football front page linking its reports, with ``robots(handler)`` answering for
+    robots.txt."""
+    reports = ["/a.html", "/搜索?q=足球", "/private/b.html", "/late/c.html"]
+    links = "".join(f'<a href="{url}">足球比赛{n}</a> ' for n, url in enumerate(reports))
+    front = page("足球", f"{ARTICLE}<p>{links}</p>").encode()
+
+    class Site(Handler):
+        def do_GET(self) -> None:
+            if self.path == "/robots.txt":
+                robots(self)
+            else:
+                self.send(front)
+
+    return serving(Site)
+
+
+def crawl_site(robots, tmp_path):
+    with serve_site(robots) as url:
+        result = crawl_seed(f"{url}/", tmp_path, "RETRY_TIMES=0")
+    assert result.returncode == 0, result.stderr[-2000:]
+    fetched = [unquote(row["url"].removeprefix(url)) for row in read_jsonl(tmp_path / "f.jsonl")]
+    return result.stderr, url, sorted(fetched)
+
+
+def test_a_robots_txt_that_gives_a_server_error_is_said_in_one_line_not_read(tmp_path):
+    error_page = b"<html><body><h1>503</h1><pre>\nUser-agent: *\nDisallow: /\n</pre></body></html>"
+    log, url, fetched = crawl_site(lambda site: site.send(error_page, status=503), tmp_path)
+    assert fetched == ["/", "/a.html", "/late/c.html", "/private/b.html", "/搜索?q=足球"]
+    said = [line for line in log.splitlines() if "robots.txt" in line and "Not fetched" in line]
+    assert len(said) == 1, log[-3000:]
+    assert (
+        f"WARNING: Not fetched {url}/robots.txt (the host's pages are fetched as if it" in said[0]
+    )
+    assert said[0].endswith("): HTTP 503 Service Unavailable")
+    assert " ERROR: " not in log
+
+
+def test_a_robots_txt_in_gbk_forbids_what_it_says_not_the_whole_site(tmp_path):
+    robots = "User-agent: *\n# 不抓取站内搜索\nDisallow: /搜索\nDisallow: /private/\n"
+    log, _, fetched = crawl_site(
+        lambda site: site.send(robots.encode("gbk"), "text/plain"), tmp_path
+    )
+    assert fetched == ["/", "/a.html", "/late/c.html"]
+    assert "'robotstxt/forbidden': 2" in log
+
+
+def test_a_huge_robots_txt_is_read_up_to_500_kib_as_google_reads_it(tmp_path):
+    """Past that, its rules are not obeyed: parsing megabytes of them would hold the crawl."""
+    padding = "".join(f"Disallow: /archive/{n}/\n" for n in range(30_000))
+    robots = f"User-agent: *\nDisallow: /private/\n{padding}Disallow: /late/\n".encode()
+    assert len(robots) > 600 * 1024
+    log, url, fetched = crawl_site(lambda site: site.send(robots, "text/plain"), tmp_path)
+    assert fetched == ["/", "/a.html", "/late/c.html", "/搜索?q=足球"]
+    assert f"{url}/robots.txt is {len(robots) // 1024} KiB: only its first 500 KiB are read" in log

@@ -45,6 +45,26 @@ def test_bad_line_in_seed_file_names_it(tmp_path):
         load_seeds(str(path))
 
 
+@pytest.mark.parametrize(
+    ("spec", "where"),
+    [
+        ("http://127.0.0.1/a.html http://127.0.0.1/b.html", "seeds argument, item 1"),
+        ("http://127.0.0.1/,http://127.0.0.1/a b.html", "seeds argument, item 2"),
+    ],
+)
+def test_seeds_separated_by_spaces_are_refused_not_taken_for_one_url(spec, where):
+    with pytest.raises(SeedError, match=f"{where}: .* has a space in it"):
+        load_seeds(spec)
+
+
+def test_a_seed_file_of_urls_and_titles_is_refused_not_read_as_urls(tmp_path):
+    """What a spreadsheet's two columns, copied, give."""
+    path = tmp_path / "seeds.txt"
+    path.write_text("http://127.0.0.1/\t首页\r\nhttp://127.0.0.1/体育/\t体育\r\n", "gbk")
+    with pytest.raises(SeedError, match=f"{path}, line 1: .* has a space in it"):
+        load_seeds(str(path))
+
+
 def test_a_seed_file_neither_utf8_nor_gbk_is_refused(tmp_path):
     path = tmp_path / "seeds.txt"
     path.write_bytes("# für Müller\nhttp://127.0.0.1/\n".encode("latin-1"))

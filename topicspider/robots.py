@@ -1,55 +1,119 @@
-"""A robots.txt that cannot be downloaded, said in one line."""
+"""robots.txt as Scrapy's ``RobotsTxtMiddleware`` gets it: one that cannot be had, said in
+one line; one it would misread (not in UTF-8, huge), made readable."""
 
 from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from scrapy.exceptions import IgnoreRequest
-from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import load_object
+from scrapy.utils.response import response_status_message
+
+from topicspider.charset import decode
 
 if TYPE_CHECKING:
     from typing import Self
 
     from scrapy import Request
     from scrapy.crawler import Crawler
+    from scrapy.http import Response
 
 logger = logging.getLogger(__name__)
 
+#: How much of a robots.txt is read, as much as Google reads (RFC 9309 asks for at least
+#: 500 KiB): Scrapy's parser takes seconds over megabytes of rules, then checks each of the
+#: host's requests against all of them, and the whole crawl waits meanwhile.
+READ_LIMIT = 500 * 1024
+
 
 def is_robots_txt(request: Request) -> bool:
-    """Whether Scrapy's ``RobotsTxtMiddleware`` made the request, for a host's robots.txt."""
-    return bool(request.meta.get("dont_obey_robotstxt")) and (
-        urlparse_cached(request).path == "/robots.txt"
-    )
+    """Whether Scrapy's ``RobotsTxtMiddleware`` made the request, for a host's robots.txt
+    or where that redirected to (some sites send it to their front page)."""
+    if not request.meta.get("dont_obey_robotstxt"):
+        return False
+    first_url = request.meta.get("redirect_urls", [request.url])[0]
+    return urlsplit(first_url).path == "/robots.txt"
 
 
 class RobotsTxtFailureMiddleware:
-    """Downloader middleware. When a host's robots.txt cannot be downloaded (the host is
-    down, its name unknown, the connection dropped), Scrapy's ``RobotsTxtMiddleware`` logs
-    it at ERROR with a traceback of some sixty lines and fetches the host's pages as if
-    robots.txt allowed them all. This says so in one line instead, and hands that
-    middleware an ``IgnoreRequest``, which it takes the same way without a traceback.
+    """Downloader middleware for the robots.txt requests of Scrapy's ``RobotsTxtMiddleware``.
 
-    The failures are those Scrapy retries (``RETRY_EXCEPTIONS``): this middleware sits
-    between ``RobotsTxtMiddleware`` and ``RetryMiddleware``, so it sees one once the
-    retries are given up. Any other error still gets Scrapy's traceback.
+    When a host's robots.txt cannot be had (the host is down, its name unknown, the
+    connection dropped, a server error), Scrapy logs it at ERROR, a network error with a
+    traceback of some sixty lines, and fetches the host's pages as if robots.txt allowed
+    them all; of a server error it reads the error page as the rules. This says so in one
+    line instead, and hands ``RobotsTxtMiddleware`` an ``IgnoreRequest``, which it takes
+    as allowing all, without a traceback.
+
+    The failures are those Scrapy retries (``RETRY_EXCEPTIONS``, ``RETRY_HTTP_CODES``) and
+    any other 5xx: this middleware sits between ``RobotsTxtMiddleware`` and
+    ``RetryMiddleware``, so it sees one once the retries are given up, and has the retries'
+    own "Gave up retrying" logged at DEBUG. Any other error still gets Scrapy's traceback.
+
+    Scrapy reads robots.txt as UTF-8, dropping the bytes that are not: ``Disallow: /搜索``
+    in GBK becomes ``Disallow: /``, which forbids the whole site. A robots.txt in another
+    encoding is handed on in UTF-8, and one larger than ``READ_LIMIT`` cut there.
     """
 
-    def __init__(self, network_errors: tuple[type[BaseException], ...]) -> None:
+    def __init__(
+        self, network_errors: tuple[type[BaseException], ...], retried_statuses: frozenset[int]
+    ) -> None:
         self.network_errors = network_errors
+        self.retried_statuses = retried_statuses
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         errors = crawler.settings.getlist("RETRY_EXCEPTIONS")
-        return cls(tuple(load_object(error) for error in errors))
+        statuses = crawler.settings.getlist("RETRY_HTTP_CODES")
+        return cls(
+            tuple(load_object(error) for error in errors),
+            frozenset(int(status) for status in statuses),
+        )
+
+    def process_request(self, request: Request) -> None:
+        if is_robots_txt(request):
+            request.meta.setdefault("give_up_log_level", logging.DEBUG)
+
+    def process_response(self, request: Request, response: Response) -> Response:
+        if not is_robots_txt(request):
+            return response
+        if response.status >= 500 or response.status in self.retried_statuses:
+            raise _not_fetched(request, f"HTTP {response_status_message(response.status)}")
+        body = _readable(response)
+        return response if body == response.body else response.replace(body=body)
 
     def process_exception(self, request: Request, exception: Exception) -> None:
         if is_robots_txt(request) and isinstance(exception, self.network_errors):
-            logger.warning(
-                "Not fetched %s (the host's pages are fetched as if it allowed all): %s",
-                request.url,
-                exception,
-            )
-            raise IgnoreRequest(f"robots.txt not fetched: {exception}") from exception
+            raise _not_fetched(request, exception) from exception
+
+
+def _not_fetched(request: Request, reason: object) -> IgnoreRequest:
+    """Says so, and returns what tells ``RobotsTxtMiddleware`` to allow all."""
+    logger.warning(
+        "Not fetched %s (the host's pages are fetched as if it allowed all): %s",
+        request.url,
+        reason,
+    )
+    return IgnoreRequest(f"robots.txt not fetched: {reason}")
+
+
+def _readable(response: Response) -> bytes:
+    """The robots.txt up to ``READ_LIMIT`` (at a line's end), in UTF-8."""
+    body = response.body
+    if len(body) > READ_LIMIT:
+        logger.info(
+            "%s is %d KiB: only its first %d KiB are read",
+            response.url,
+            len(body) // 1024,
+            READ_LIMIT // 1024,
+        )
+        line_end = max(body.rfind(b"\n", 0, READ_LIMIT), body.rfind(b"\r", 0, READ_LIMIT))
+        body = body[: line_end + 1 if line_end >= 0 else READ_LIMIT]
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        content_type = (response.headers.get("Content-Type") or b"").decode("latin-1")
+        return decode(body, content_type)[1].encode()
+    return body

@@ -14,6 +14,14 @@ __all__ = ["load_seeds"]
 
 
 def _check(url: str, where: str) -> str:
+    """``url`` as Scrapy requests it. One with a space or a tab inside is refused: Scrapy
+    would request ``http://a/ http://b/``, or a spreadsheet's ``URL<tab>title``, as one
+    URL, which no site has."""
+    if len(url.split()) > 1:
+        raise SeedError(
+            f"{where}: {url!r} has a space in it (seeds are separated by commas, or one a "
+            "line in a file; a space in a URL is written %20)"
+        )
     try:
         parts = urlsplit(url)
         if parts.scheme in ("http", "https") and parts.hostname:
