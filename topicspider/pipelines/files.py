@@ -121,9 +121,7 @@ class FilesystemPipeline:
             self._indexed = _indexed_urls(self.pages_dir / INDEX_NAME)
             store = PageStore(self.pages_dir)  # fails here on a folder it cannot write
         except OSError as exc:
-            if self._lock is not None:
-                os.close(self._lock)
-                self._lock = None
+            self._unlock()
             error = self._error(exc)
             logger.error("%s", error)
             raise error from exc
@@ -143,9 +141,7 @@ class FilesystemPipeline:
         if self._store is not None:
             self._store.close()
             self._store = None
-        if self._lock is not None:
-            os.close(self._lock)
-            self._lock = None
+        self._unlock()
         if self._not_stored:
             self.stats.set_value("topic/not_stored", len(self._not_stored))
             logger.error(
@@ -188,6 +184,11 @@ class FilesystemPipeline:
         adapter["path"] = path
         self.stats.inc_value("topic/stored" if new else "topic/stored/refreshed")
         return item
+
+    def _unlock(self) -> None:
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
     def _dropped(self) -> DropItem:
         return DropItem(f"Not stored: the pages folder {self.pages_dir.absolute()} failed")
