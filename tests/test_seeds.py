@@ -70,3 +70,10 @@ def test_a_seed_file_neither_utf8_nor_gbk_is_refused(tmp_path):
     path.write_bytes("# für Müller\nhttp://127.0.0.1/\n".encode("latin-1"))
     with pytest.raises(SeedError, match="seed file is neither UTF-8 nor GBK"):
         load_seeds(str(path))
+
+
+def test_inline_seeds_separated_by_a_full_width_comma_are_two_seeds():
+    assert load_seeds("http://127.0.0.1/体育/，http://127.0.0.1/a.html") == [
+        "http://127.0.0.1/%E4%BD%93%E8%82%B2/",
+        "http://127.0.0.1/a.html",
+    ]

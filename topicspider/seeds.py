@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -11,6 +12,10 @@ from topicspider.charset import decode_text_file
 from topicspider.exceptions import SeedError
 
 __all__ = ["load_seeds"]
+
+#: Between inline seeds: a comma, or the full-width one a Chinese input method types (a
+#: URL has it only percent-encoded).
+_SEPARATOR = re.compile("[,\uff0c]")
 
 
 def _check(url: str, where: str) -> str:
@@ -32,7 +37,8 @@ def _check(url: str, where: str) -> str:
 
 
 def load_seeds(spec: str | None) -> list[str]:
-    """Seeds from ``a,b,c`` or from a file with one URL per line (``#`` comments)."""
+    """Seeds from ``a,b,c`` (or ``a，b``) or from a file with one URL per line (``#``
+    comments)."""
     spec = (spec or "").strip()
     if not spec:
         raise SeedError("no seeds: pass -a seeds=URL[,URL...] or -a seeds=FILE")
@@ -56,7 +62,7 @@ def load_seeds(spec: str | None) -> list[str]:
     else:
         seeds = [
             _check(url, f"seeds argument, item {index}")
-            for index, part in enumerate(spec.split(","), start=1)
+            for index, part in enumerate(_SEPARATOR.split(spec), start=1)
             if (url := part.strip())
         ]
     return list(dict.fromkeys(seeds))
