@@ -1,20 +1,36 @@
 import pickle
+from urllib.parse import unquote
 
 import pytest
 
+from tests.httpserver import Handler, serving
 from tests.test_analysis import KEYWORDS
 from tests.test_spider import read_jsonl
 from tests.test_spider_focus import ARTICLE, ONE_AT_A_TIME, crawl, page, served
 from topicspider.analysis import Analyzer
+from topicspider.canonical import KnownCanonicals, link_header_canonicals
 
 
-def canonical(page_url: str, href: str, rel: str = "canonical") -> str | None:
+def canonical(
+    page_url: str,
+    href: str | None,
+    rel: str = "canonical",
+    link: tuple[bytes, ...] = (),
+    head: str = "",
+) -> str | None:
+    """What the page at ``page_url`` names as its own with a ``<link>`` to ``href`` (None:
+    no ``<link>``), more ``head`` and ``Link`` headers ``link``, handed to the analyzer as
+    the spider hands them."""
+    if href is not None:
+        head += f'<link rel="{rel}" href="{href}">'
     html = (
-        f'<html><head><meta charset="gbk"><link rel="{rel}" href="{href}"><title>足球</title>'
-        f"</head><body>{ARTICLE}</body></html>"
+        f'<html><head><meta charset="gbk">{head}<title>足球</title></head>'
+        f"<body>{ARTICLE}</body></html>"
     )
     return (
-        Analyzer(KEYWORDS).analyze(page_url, html.encode("gbk"), "text/html", ("a.cn",)).canonical
+        Analyzer(KEYWORDS)
+        .analyze(page_url, html.encode("gbk"), "text/html", ("a.cn",), link_header_canonicals(link))
+        .canonical
     )
 
 
@@ -37,6 +53,17 @@ def canonical(page_url: str, href: str, rel: str = "canonical") -> str | None:
             "/赛程.html",
             "http://a.cn/%E8%B5%9B%E7%A8%8B.html",
         ),
+        # Percent-escapes in lower case, as ASP.NET writes them: the page's own path.
+        (
+            "http://a.cn/%E8%B5%9B%E7%A8%8B.html?from=home",
+            "/%e8%b5%9b%e7%a8%8b.html",
+            "http://a.cn/%e8%b5%9b%e7%a8%8b.html",
+        ),
+        ("http://a.cn/a.html?from=home", "/a.html#comments", "http://a.cn/a.html"),
+        ("http://a.cn/a.html?from=home", "https://a.cn/a.html", "https://a.cn/a.html"),
+        # Its own address, its host and port written otherwise.
+        ("http://a.cn/a.html", "http://A.CN:80/a.html", None),
+        ("https://a.cn/", "https://a.cn:443", None),
     ],
 )
 def test_the_address_a_page_names_as_its_own(page_url, href, expected):
@@ -48,6 +75,84 @@ def test_only_a_canonical_link_names_it():
         "http://a.cn/a.html"
     )
     assert canonical("http://a.cn/a.html?from=home", "/a.html", rel="alternate") is None
+
+
+@pytest.mark.parametrize(
+    ("link", "expected"),
+    [
+        ((b'</a.html>; rel="canonical"',), "http://a.cn/a.html"),
+        # Among the links a server adds to every page, in one header or in several.
+        (
+            (b"</static/site.css>; rel=preload; as=style, <http://a.cn/a.html>; rel=canonical",),
+            "http://a.cn/a.html",
+        ),
+        (
+            (b"</static/site.css>; rel=preload; as=style", b'<a.html>; rel="preload canonical"'),
+            "http://a.cn/a.html",  # relative to the page's address, not to its <base href>
+        ),
+        ((b'<http://a.cn/a.html?v=1,2>; title="a, b"; REL=Canonical',), "http://a.cn/a.html?v=1,2"),
+        (
+            (b"</static/site.css>; rel=preload, " * 700 + b"</a.html>; rel=canonical",),
+            "http://a.cn/a.html",
+        ),
+        ((b"</a.html>; rel='canonical'",), "http://a.cn/a.html"),  # quoted, if not as RFCs do
+        ((b'</a.html>; rel="alternate"; hreflang=en',), None),
+        ((b"</a.html>; rel=alternate; rel=canonical",), None),  # the first rel counts
+        ((b'</a.html>; rel=canonical; anchor="/b.html"',), None),  # about /b.html
+        ((b"</list/1.html>; rel=canonical",), None),  # another path
+        ((b"<http://b.cn/a.html>; rel=canonical",), None),  # off the crawl's sites
+    ],
+)
+def test_a_link_header_names_it(link, expected):
+    base = '<base href="http://a.cn/elsewhere/">'
+    assert canonical("http://a.cn/a.html?from=home", None, link=link, head=base) == expected
+
+
+def test_a_link_header_with_a_path_in_utf_8():
+    link = ("</赛程.html>; rel=canonical".encode(),)
+    assert canonical("http://a.cn/%E8%B5%9B%E7%A8%8B.html?from=home", None, link=link) == (
+        "http://a.cn/%E8%B5%9B%E7%A8%8B.html"
+    )
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        b"</a.html; rel=canonical",  # < left open
+        b'</a.html>; rel="canonical, </b.html>; rel=next',  # quote left open
+        "</赛程.html>; rel=canonical".encode("gbk"),  # not UTF-8
+        b"\xff\xfe<\x00>; rel=canonical",
+        b"<" * 16384,
+        b"<a,<b,<c>; rel=canonical" * 600,
+        b"</a.html>" + b";" * 16384,
+        b'</a.html>; rel="' + b"\\" * 8192,
+    ],
+)
+def test_a_malformed_link_header_names_nothing(link):
+    assert canonical("http://a.cn/a.html?from=home", None, link=(link,)) is None
+
+
+def test_a_page_that_names_two_addresses_names_none():
+    """As for Google: one is a mistake and nothing tells which."""
+    page_url = "http://a.cn/a.html?from=home"
+    header = b"<http://A.CN:80/a.html>; rel=canonical"
+    assert canonical(page_url, "/a.html", link=(header,)) == "http://a.cn/a.html"  # one address
+    header = b"<http://www.a.cn/a.html>; rel=canonical"
+    assert canonical(page_url, "/a.html", link=(header,)) is None
+    assert canonical(page_url, page_url, link=(b"</a.html>; rel=canonical",)) is None
+    other = '<link rel="canonical" href="/a.html?lang=en">'
+    assert canonical(page_url, "/a.html", head=other) is None
+    header = b"</a.html>; rel=canonical, </a.html?lang=en>; rel=canonical"
+    assert canonical(page_url, None, link=(header,)) is None
+
+
+def test_a_canonical_is_known_however_a_link_writes_it():
+    known = KnownCanonicals()
+    known.add("http://A.CN:80/%e8%b5%9b.html")
+    known.add("https://b.cn")
+    assert "http://a.cn/%E8%B5%9B.html" in known
+    assert "https://b.cn/" in known
+    assert "https://a.cn/%E8%B5%9B.html" not in known
 
 
 @pytest.fixture(scope="module")
@@ -103,3 +208,75 @@ def test_the_addresses_already_fetched_are_kept_across_a_pause(aliased_site, tmp
     assert "Resuming crawl" in resumed.log
     fetched = addresses(read_jsonl(tmp_path / "f.jsonl"), aliased_site)
     assert fetched == ["/index.html", "/match.html?from=index", "/list.html"]
+
+
+def aliased_pages(report: str, report_head: str) -> dict[str, str]:
+    """The aliased site's pages, its report at ``report``, naming its address with
+    ``report_head`` in its head."""
+    return {
+        "/index.html": page(
+            "足球",
+            ARTICLE + f'<p><a href="{report}?from=index">足球比赛回顾</a> '
+            '<a href="/list.html">足球新闻列表</a></p>'
+            f'<div>天气预报：明天多云转晴。<a href="{report}">更多</a></div>',
+        ),
+        "/list.html": page("足球新闻", ARTICLE + f'<p><a href="{report}">足球比赛回顾</a></p>'),
+        report: page("足球比赛回顾", ARTICLE * 2).replace("<title>", f"{report_head}<title>"),
+    }
+
+
+class LinkHeaderSite(Handler):
+    """The aliased site with its report naming its address in a ``Link`` header only,
+    among the links its server adds to every page."""
+
+    pages = aliased_pages("/match.html", "")
+
+    def do_GET(self):
+        path = self.path.split("?")[0]
+        if path not in self.pages:
+            self.send(b"", status=404)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Link", "</static/site.css>; rel=preload; as=style")
+        if path == "/match.html":
+            self.send_header(
+                "Link", '</static/app.js>; rel=preload, </match.html>; rel="canonical"'
+            )
+        self.end_headers()
+        self.wfile.write(self.pages[path].encode())
+
+
+@pytest.fixture(scope="module")
+def link_header_site():
+    with serving(LinkHeaderSite) as url:
+        yield url
+
+
+def test_a_page_is_not_fetched_again_at_the_address_its_link_header_names(
+    link_header_site, tmp_path
+):
+    result = crawl(f"{link_header_site}/index.html", tmp_path, *ONE_AT_A_TIME)
+    fetched = addresses(read_jsonl(tmp_path / "f.jsonl"), link_header_site)
+    assert fetched == ["/index.html", "/match.html?from=index", "/list.html"]
+    assert "'topic/canonical_known': 2" in result.log
+
+
+@pytest.fixture(scope="module")
+def escaped_site(tmp_path_factory):
+    """The aliased site with its report at a Chinese address, which its head writes with
+    percent-escapes in lower case (as ASP.NET does) and its links in capitals (as browsers
+    do)."""
+    root = tmp_path_factory.mktemp("escaped-site")
+    report = "/%E8%B5%9B%E7%A8%8B.html"
+    head = f'<link rel="canonical" href="{report.lower()}">'
+    for path, html in aliased_pages(report, head).items():
+        (root / unquote(path).removeprefix("/")).write_text(html, "utf-8")
+    yield from served(root)
+
+
+def test_a_canonical_is_known_however_the_site_writes_it(escaped_site, tmp_path):
+    result = crawl(f"{escaped_site}/index.html", tmp_path, *ONE_AT_A_TIME)
+    fetched = addresses(read_jsonl(tmp_path / "f.jsonl"), escaped_site)
+    assert fetched == ["/index.html", "/%E8%B5%9B%E7%A8%8B.html?from=index", "/list.html"]
+    assert "'topic/canonical_known': 2" in result.log

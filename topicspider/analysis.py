@@ -81,7 +81,8 @@ class PageAnalysis:
     topical_link_share: float = 0.0
     #: ``noindex``/``nofollow`` from its robots ``<meta>`` tags (:mod:`topicspider.robotsmeta`).
     robots: frozenset[str] = frozenset()
-    #: The other address its ``<link rel="canonical">`` names (:mod:`topicspider.canonical`).
+    #: The other address its ``<link rel="canonical">`` or ``Link`` header names
+    #: (:mod:`topicspider.canonical`).
     canonical: str | None = None
 
 
@@ -152,11 +153,19 @@ class Analyzer:
         }
 
     def analyze(
-        self, url: str, body: bytes, content_type: str, domains: tuple[str, ...] = ()
+        self,
+        url: str,
+        body: bytes,
+        content_type: str,
+        domains: tuple[str, ...] = (),
+        header_canonicals: tuple[str, ...] = (),
     ) -> PageAnalysis:
         """``domains``: the sites the crawl keeps to (none: any), given with each page
         because they can grow while it runs (a seed redirected to another host, a
-        worker joining a crawl in Redis with seeds of its own)."""
+        worker joining a crawl in Redis with seeds of its own). ``header_canonicals``:
+        the addresses the response's ``Link`` headers name as canonical
+        (:func:`~topicspider.canonical.link_header_canonicals`); only those travel to a
+        worker, not the headers, which a server may fill with preloads."""
         if domains != self.domains:
             self.domains = domains
             self._url_facts.cache_clear()
@@ -208,11 +217,13 @@ class Analyzer:
             link_share=page.link_share,
             topical_link_share=_topical_share(links),
             robots=meta_directives(root, self.robots_agents),
-            canonical=self._canonical(root, base_url, url, charset),
+            canonical=self._canonical(root, base_url, url, charset, header_canonicals),
         )
 
-    def _canonical(self, root: Any, base_url: str, url: str, charset: str) -> str | None:
-        canonical = canonical_of(root, base_url, without_session(url), charset)
+    def _canonical(
+        self, root: Any, base_url: str, url: str, charset: str, header_canonicals: tuple[str, ...]
+    ) -> str | None:
+        canonical = canonical_of(root, base_url, without_session(url), charset, header_canonicals)
         return canonical if canonical and self._follows(canonical) else None
 
     def _facts(self, url: str) -> _UrlFacts:

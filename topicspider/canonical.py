@@ -1,18 +1,28 @@
-"""Addresses a fetched page names as its own (``<link rel="canonical">``): not fetched again.
+"""Addresses a fetched page names as its own (``<link rel="canonical">`` in its head, or a
+``Link: <…>; rel="canonical"`` response header): not fetched again.
 
 A site often serves one page at several addresses — with and without ``index.html``, with
 a ``?from=`` or ``?sort=`` its links add, on ``www.`` and on the bare host — and names one
-of them in the page's head. Once the crawl has the page, a link to that address would only
-fetch it again: the spider sends no such link, and a request for one that was queued before
-is dropped as it leaves the frontier. Only a canonical with the page's own path (up to an
+of them in the page's head or in a header (the only place a PDF has, and one some servers
+add to every page). Once the crawl has the page, a link to that address would only fetch
+it again: the spider sends no such link, and a request for one that was queued before is
+dropped as it leaves the frontier. Only a canonical with the page's own path (up to an
 index file) is believed: sites that name a list's first page as the canonical of every
 later page would otherwise keep the crawl from the first page, and a canonical of another
-path is as often a template's mistake as the truth.
+path is as often a template's mistake as the truth. A page that names two different
+addresses (a header and a ``<link>``, or two ``<link>`` elements, as a server rule and a
+template, or a plugin and a theme, each add one) names none, as for Google: one of them is
+a mistake and nothing tells which; believing the wrong one would keep the crawl from a page
+it never fetched, believing neither costs one fetch at most.
+
+Addresses are compared as one page's addresses, however a site writes them: ``A.CN`` and
+``a.cn``, ``a.cn:80`` and ``a.cn``, ``a.cn`` and ``a.cn/``, ``%e8`` and ``%E8`` are the same.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -28,30 +38,106 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
-__all__ = ["FetchedElsewhere", "KnownCanonicalMiddleware", "KnownCanonicals", "canonical_of"]
+__all__ = [
+    "FetchedElsewhere",
+    "KnownCanonicalMiddleware",
+    "KnownCanonicals",
+    "canonical_of",
+    "link_header_canonicals",
+]
 
 #: Canonical addresses remembered; past that the oldest tenth is forgotten.
 REMEMBERED = 100_000
 _LINKS = etree.XPath("/html/head/link[@rel and @href]")
 _INDEX_FILE = re.compile(r"/(?:index|default)\.[a-z]+$", re.IGNORECASE)
+_ORIGIN = re.compile(r"(https?://)([^/?#]*)(.*)", re.DOTALL)
+_DEFAULT_PORTS = {"http://": ":80", "https://": ":443"}
+_ESCAPE = re.compile(r"%[0-9a-f]{2}", re.IGNORECASE)
+_LOWER_ESCAPE = re.compile(r"%(?:[a-f][0-9a-fA-F]|[0-9A-F][a-f])")
+# RFC 8288: ``<target>`` then ``; name=value`` parameters, the value a token or a quoted
+# string (one left open runs to the end of the header, as it would for any reader).
+_LINK_TARGET = re.compile(r"\s*<([^>]*)>")
+_LINK_PARAM = re.compile(r'\s*;\s*([^\s=;,]*)\s*(?:=\s*("(?:[^"\\]|\\.)*"?|[^\s;,]*))?')
 
 
-def canonical_of(root: etree._Element, base_url: str, page_url: str, encoding: str) -> str | None:
-    """The address other than ``page_url`` the page names as its own, written as the
-    crawl writes links (:func:`~topicspider.text.link_url`); None if it names none, its
-    own, or one of another path."""
-    for element in _LINKS(root):
-        if "canonical" not in element.get("rel").lower().split():
-            continue
-        url = link_url(element.get("href"), base_url, encoding)
-        if url is None or url == page_url or _path(url) != _path(page_url):
-            return None
+def canonical_of(
+    root: etree._Element,
+    base_url: str,
+    page_url: str,
+    encoding: str,
+    header_targets: Iterable[str] = (),
+) -> str | None:
+    """The address other than ``page_url`` the page names as its own in its head, or in
+    its ``Link`` headers (``header_targets``, resolved against ``page_url``: a header
+    knows no ``<base href>``), written as the crawl writes links
+    (:func:`~topicspider.text.link_url`); None if it names none, its own, one of another
+    path, or several that differ."""
+    named = [
+        link_url(element.get("href"), base_url, encoding)
+        for element in _LINKS(root)
+        if "canonical" in element.get("rel").lower().split()
+    ]
+    named += [link_url(target, page_url, encoding) for target in header_targets]
+    if not named or None in named or len({_address(url) for url in named}) > 1:
+        return None
+    url = named[0]
+    if _address(url) == _address(page_url) or _path(url) != _path(page_url):
+        return None
+    return url
+
+
+def link_header_canonicals(values: Iterable[bytes]) -> tuple[str, ...]:
+    """The targets of the ``rel="canonical"`` links in a response's ``Link`` header values
+    (RFC 8288: several links in a value, ``rel`` quoted or not, a list of relations), as
+    written. What a malformed value holds is read as far as it can be; bytes that are not
+    UTF-8 make a target no page has."""
+    return tuple(
+        target
+        for value in values
+        for target in _canonical_targets(value.decode("utf-8", "replace"))
+    )
+
+
+def _canonical_targets(header: str) -> Iterator[str]:
+    """Each link is read from its ``<``, its parameters up to the first thing that is not
+    one, then the rest skipped up to the next comma; a ``<`` left open is no link, a
+    ``rel`` in single quotes is one. A link with an ``anchor`` is about another resource
+    than the response."""
+    position, last = 0, header.rfind(">")
+    while position <= last:
+        if target := _LINK_TARGET.match(header, position):
+            position = target.end()
+            parameters: dict[str, str] = {}
+            while parameter := _LINK_PARAM.match(header, position):
+                position = parameter.end()
+                parameters.setdefault(parameter[1].lower(), parameter[2] or "")  # the first counts
+            relations = parameters.get("rel", "").strip("\"'").lower().split()
+            if "canonical" in relations and "anchor" not in parameters:
+                yield target[1]
+        comma = header.find(",", position)
+        if comma < 0:
+            return
+        position = comma + 1
+
+
+def _address(url: str) -> str:
+    """The one form of the ways to write ``url``: host in lowercase, no default port,
+    ``/`` for no path, percent-escapes in capitals. Run on each link a page sends: a match
+    and a search, not a parse."""
+    origin = _ORIGIN.match(url)
+    if origin is None:  # not a web address: there is no other way to write it
         return url
-    return None
+    scheme, host, rest = origin.groups()
+    host = host.lower().removesuffix(_DEFAULT_PORTS[scheme])
+    if not rest.startswith("/"):
+        rest = f"/{rest}"
+    if _LOWER_ESCAPE.search(rest):
+        rest = _ESCAPE.sub(lambda escape: escape[0].upper(), rest)
+    return f"{scheme}{host}{rest}"
 
 
 def _path(url: str) -> str:
-    return _INDEX_FILE.sub("/", urlsplit(url).path or "/")
+    return _INDEX_FILE.sub("/", urlsplit(_address(url)).path)
 
 
 class KnownCanonicals:
@@ -61,12 +147,13 @@ class KnownCanonicals:
         self._urls: dict[str, None] = {}
 
     def __contains__(self, url: str) -> bool:
-        return url in self._urls
+        return _address(url) in self._urls
 
     def add(self, url: str) -> None:
-        if url not in self._urls:
+        address = _address(url)
+        if address not in self._urls:
             make_room(self._urls, REMEMBERED)
-            self._urls[url] = None
+            self._urls[address] = None
 
 
 class FetchedElsewhere(IgnoreRequest):

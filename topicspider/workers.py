@@ -54,17 +54,23 @@ class AnalysisPool:
             self._workers.remove(worker)
 
     async def analyze(
-        self, url: str, body: bytes, content_type: str, domains: tuple[str, ...] = ()
+        self,
+        url: str,
+        body: bytes,
+        content_type: str,
+        domains: tuple[str, ...] = (),
+        header_canonicals: tuple[str, ...] = (),
     ) -> PageAnalysis:
+        page = (url, body, content_type, domains, header_canonicals)
         if self._inline is not None:
-            return self._inline.analyze(url, body, content_type, domains)
+            return self._inline.analyze(*page)
         from scrapy.utils.defer import maybe_deferred_to_future
 
         for attempt in (1, 2):
             self.start()
             worker = min(self._workers, key=lambda w: len(w.pending))
             try:
-                return await maybe_deferred_to_future(worker.call(url, body, content_type, domains))
+                return await maybe_deferred_to_future(worker.call(*page))
             except ChildFailed as error:
                 raise AnalysisFailed(str(error)) from error
             except ChildDied as error:

@@ -17,7 +17,7 @@ from scrapy.utils.url import url_is_from_any_domain
 
 from topicspider.analysis import Analyzer, PageAnalysis, ScoredLink
 from topicspider.barren import BarrenTemplate
-from topicspider.canonical import FetchedElsewhere, KnownCanonicals
+from topicspider.canonical import FetchedElsewhere, KnownCanonicals, link_header_canonicals
 from topicspider.dupefilters import DUPEFILTERS
 from topicspider.exceptions import ConfigError
 from topicspider.hostcap import HostFull
@@ -347,6 +347,7 @@ class TopicSpider(Spider):
                 response.body,
                 content_type,
                 tuple(getattr(self, "allowed_domains", None) or ()),
+                link_header_canonicals(response.headers.getlist("Link")),
             )
         except AnalysisFailed as error:
             self.crawler.stats.inc_value("topic/skipped/analysis_failed")
