@@ -350,3 +350,174 @@ def test_a_declaration_is_checked_against_chinese_after_64kb_of_ascii(meta, code
 def test_utf8_after_64kb_of_ascii_round_trips(text):
     html = "<script>" + " " * SAMPLE_SIZE + "</script>" + text
     assert decode(html.encode("utf-8")) == ("utf-8", html)
+
+
+def long_page(make_page, meta: str = "") -> str:
+    """A page of thousands of Chinese characters."""
+    html = make_page(meta)
+    return html.replace(TRADITIONAL, TRADITIONAL * 50).replace(TEXT, TEXT * 50)
+
+
+def stray_byte(html: str, codec: str) -> tuple[bytes, str]:
+    """A corrupt byte in a comment, and the text a reader should see."""
+    body = html.encode(codec).replace(b"<body>", b"<body><!-- \xff -->")
+    return body, html.replace("<body>", "<body><!-- \ufffd -->")
+
+
+def cut_off(html: str, codec: str) -> tuple[bytes, str]:
+    """A page cut off in the middle of its last character, and the text a reader should see."""
+    end = html.rindex("</p>")
+    return html[:end].encode(codec)[:-1], html[: end - 1] + "\ufffd"
+
+
+@pytest.mark.parametrize("spoil", [stray_byte, cut_off])
+@pytest.mark.parametrize("content_type", [None, LATIN1_HEADER])
+@pytest.mark.parametrize(
+    ("make_page", "meta", "codec", "expected"),
+    [
+        (tw_page, "", "big5", "big5hkscs"),
+        (tw_page, BIG5_META, "big5", "big5hkscs"),
+        (tw_page, GBK_META, "big5", "big5hkscs"),
+        (page, "", "gbk", "gb18030"),
+        (page, GBK_META, "gbk", "gb18030"),
+        (page, "", "utf-8", "utf-8"),
+        (page, GBK_META, "utf-8", "utf-8"),
+    ],
+)
+def test_one_bad_byte_does_not_outweigh_thousands_of_good_characters(
+    make_page, meta, codec, expected, content_type, spoil
+):
+    body, text = spoil(long_page(make_page, meta), codec)
+    assert decode(body, content_type) == (expected, text)
+
+
+def test_koi8r_russian_is_not_taken_for_gbk():
+    # Russian in KOI8-R reads as common hanzi in GBK, with an error after each odd-length word.
+    html = "<p>Футбольный матч между сборными России и Германии.</p>" * 50
+    assert decode(html.encode("koi8-r")) == ("koi8-r", html)
+
+
+def tiny_page(meta: str, text: str) -> str:
+    return f"<html><head>{meta}<title>{text}</title></head><body><p>{text}</p></body></html>"
+
+
+@pytest.mark.parametrize(
+    ("meta", "content_type", "text", "codec", "expected"),
+    [
+        # Their bytes are valid UTF-8 too: 学校 reads as ѧУ, 通知 as ֪ͨ, 議 as ĳ.
+        ('<meta charset="gbk">', None, "学校", "gbk", "gb18030"),
+        (GBK_META, None, "通知", "gbk", "gb18030"),
+        ("", "text/html; charset=gb2312", "学校", "gbk", "gb18030"),
+        ('<meta charset="windows-936">', None, "通知", "gbk", "gb18030"),
+        # Browsers read a <meta> in the head after the first 1024 bytes too.
+        (f"<style>{'p {}' * 500}</style>{GBK_META}", None, "学校", "gbk", "gb18030"),
+        (BIG5_META, None, "議", "big5", "big5hkscs"),
+        ("", "text/html; charset=x-x-big5", "議", "big5", "big5hkscs"),
+    ],
+)
+def test_one_or_two_hanzi_that_are_valid_utf8_are_read_as_declared(
+    meta, content_type, text, codec, expected
+):
+    html = tiny_page(meta, text)
+    assert decode(html.encode(codec), content_type) == (expected, html)
+
+
+@pytest.mark.parametrize(
+    ("meta", "content_type", "text"),
+    [
+        ('<meta charset="gbk">', None, "足球"),
+        ('<meta charset="gbk">', None, "“Smart” quotes"),
+        ('<meta charset="gbk">', None, "Un café"),
+        ("", "text/html; charset=gbk", "Müller"),
+        ("", "text/html; charset=gbk", "© 2024 Example"),
+        ("", "text/html; charset=gb2312", "½ price"),
+        ("", "text/html; charset=gbk", "Москва"),
+        # ѧУ alone would read as GBK 学校, but the page says UTF-8 too.
+        (UTF8_META, "text/html; charset=gbk", "ѧУ"),
+        ('<meta charset="unicode-1-1-utf-8">', "text/html; charset=gbk", "ѧУ"),
+    ],
+)
+def test_utf8_declared_gb_stays_utf8(meta, content_type, text):
+    html = tiny_page(meta, text)
+    assert decode(html.encode("utf-8"), content_type) == ("utf-8", html)
+
+
+@pytest.mark.parametrize(
+    ("bom", "codec", "content_type"),
+    [
+        (codecs.BOM_UTF16_LE, "utf-16-le", LATIN1_HEADER),
+        (codecs.BOM_UTF16_BE, "utf-16-be", LATIN1_HEADER),
+        (codecs.BOM_UTF32_LE, "utf-32-le", "text/html; charset=utf-16"),
+    ],
+)
+def test_a_byte_order_mark_beats_the_header(bom, codec, content_type):
+    # Windows Notepad's "Unicode", served with the server's default charset.
+    html = "<html><body><p>hello</p></body></html>"
+    assert decode(bom + html.encode(codec), content_type) == (codec, html)
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        "<p>Müller</p>",
+        "<p>café</p>",
+        "<p>© 2024</p>",
+    ],
+)
+@pytest.mark.parametrize("content_type", [None, "text/html", "text/html; charset="])
+def test_undeclared_latin1_is_cp1252(html, content_type):
+    assert decode(html.encode("latin-1"), content_type) == ("cp1252", html)
+
+
+WEB_LABELS = {
+    # Labels of the WHATWG Encoding Standard that Python does not know, and windows-936.
+    "gb18030": "csgb2312 gb_2312 x-gbk windows-936",
+    "big5hkscs": "cn-big5 x-x-big5",
+    "utf-16-le": "csunicode iso-10646-ucs-2 ucs-2 unicode unicodefeff",
+    "utf-16-be": "unicodefffe",
+    "euc_jp": "cseucpkdfmtjapanese x-euc-jp",
+    "cp949": "cseuckr csksc56011987 iso-ir-149 ks_c_5601-1989 ksc_5601 windows-949",
+    "cp1252": "iso88591 x-cp1252",
+    "cp1250": "x-cp1250",
+    "cp1251": "x-cp1251",
+    "cp1253": "x-cp1253",
+    "cp1254": "iso88599 x-cp1254",
+    "cp1255": "x-cp1255",
+    "cp1256": "x-cp1256",
+    "cp1257": "x-cp1257",
+    "cp1258": "x-cp1258",
+    "cp874": "dos-874 iso885911",
+    "iso8859-2": "iso88592",
+    "iso8859-3": "iso88593",
+    "iso8859-4": "iso88594",
+    "iso8859-5": "iso88595",
+    "iso8859-6": "csiso88596e csiso88596i iso-8859-6-e iso-8859-6-i iso88596",
+    "iso8859-7": "iso88597 sun_eu_greek",
+    "iso8859-8": "csiso88598e csiso88598i iso-8859-8-e iso-8859-8-i iso88598 logical visual",
+    "iso8859-10": "iso885910",
+    "iso8859-13": "iso885913",
+    "iso8859-14": "iso885914",
+    "iso8859-15": "csisolatin9 iso885915",
+    "koi8-r": "koi koi8",
+    "koi8-u": "koi8-ru",
+    "mac-roman": "csmacintosh mac x-mac-roman",
+    "mac-cyrillic": "x-mac-cyrillic x-mac-ukrainian",
+}
+LABELLED_TEXT = {
+    "gb18030": ("学校", "gbk"),
+    "big5hkscs": ("議", "big5"),
+    "utf-16-le": ("hello", "utf-16-le"),
+    "utf-16-be": ("hello", "utf-16-be"),
+    "euc_jp": ("サッカーの試合は日本代表が勝ちました。", "euc_jp"),
+    "cp949": ("축구 경기에서 한국 대표팀이 이겼습니다.", "cp949"),
+}
+
+
+@pytest.mark.parametrize(
+    ("label", "codec"),
+    [(label, codec) for codec, labels in WEB_LABELS.items() for label in labels.split()],
+)
+def test_labels_browsers_know_are_known(label, codec):
+    text, text_codec = LABELLED_TEXT.get(codec, ("café", "latin-1"))
+    body = f"<html><body><p>{text}</p></body></html>".encode(text_codec)
+    assert decode(body, f"text/html; charset={label}") == (codec, body.decode(codec))

@@ -1,11 +1,12 @@
 """Find the encoding of a page and decode it.
 
-Sources are tried in order: the HTTP ``Content-Type`` charset, a byte order
-mark, a ``<meta>`` declaration; then the bytes themselves. A declaration is only
-believed when the body decodes with it, and, for GB and Big5, reads better in it
-than in the other, because Chinese sites often declare one encoding and serve
-another. Nothing here raises on bad bytes or on a bad declaration: one that names
-no charset (``hex``, ``rot13``) is ignored.
+Sources are tried in order, as browsers do: a byte order mark, the HTTP
+``Content-Type`` charset, a ``<meta>`` declaration; then the bytes themselves. A
+declaration is only believed when the body decodes with it, and a GB one is read as
+Big5 (a Big5 one as GB) when the body reads better so, because Chinese sites often
+declare one encoding and serve another. A stray byte or a character cut off is no
+reason to doubt an encoding, declared or guessed. Nothing here raises on bad bytes or
+on a bad declaration: one that names no charset (``hex``, ``rot13``) is ignored.
 """
 
 from __future__ import annotations
@@ -29,13 +30,52 @@ from w3lib.encoding import (
 #: byte); a character cut at the end is not an error.
 SAMPLE_SIZE = 64 * 1024
 
-# GBK labels of the WHATWG Encoding Standard that Python does not know.
-_GBK_LABELS = frozenset({"x_gbk", "csgb2312", "gb_2312"})
+# The labels of the WHATWG Encoding Standard, which browsers follow, that Python does not
+# know, and GBK's Microsoft name (registered at IANA), by the codec they name.
+_LABELS = {
+    "utf-8": "unicode-1-1-utf-8 unicode11utf8 unicode20utf8 x-unicode20utf8",
+    "utf-16-le": "csunicode iso-10646-ucs-2 ucs-2 unicode unicodefeff",
+    "utf-16-be": "unicodefffe",
+    "gb18030": "csgb2312 gb_2312 x-gbk windows-936",
+    "big5hkscs": "cn-big5 x-x-big5",
+    "euc_jp": "cseucpkdfmtjapanese x-euc-jp",
+    "cp949": "cseuckr csksc56011987 iso-ir-149 ks_c_5601-1989 ksc_5601 windows-949",
+    "cp1252": "iso88591 x-cp1252",
+    "cp1254": "iso88599 x-cp1254",
+    "cp874": "dos-874 iso885911",
+    **{f"cp125{n}": f"x-cp125{n}" for n in (0, 1, 3, 5, 6, 7, 8)},
+    **{f"iso8859-{n}": f"iso8859{n}" for n in (2, 3, 4, 5, 10, 13, 14)},
+    "iso8859-6": "csiso88596e csiso88596i iso-8859-6-e iso-8859-6-i iso88596",
+    "iso8859-7": "iso88597 sun_eu_greek",
+    "iso8859-8": "csiso88598e csiso88598i iso-8859-8-e iso-8859-8-i iso88598 logical visual",
+    "iso8859-15": "csisolatin9 iso885915",
+    "koi8-r": "koi koi8",
+    "koi8-u": "koi8-ru",
+    "mac-roman": "csmacintosh mac x-mac-roman",
+    "mac-cyrillic": "x-mac-cyrillic x-mac-ukrainian",
+}
+_CODEC_OF_LABEL = {
+    encodings.normalize_encoding(label).lower(): codec
+    for codec, labels in _LABELS.items()
+    for label in labels.split()
+}
+
+# Errors forgiven, one per so many non-ASCII bytes. A real page may hold a stray byte, a
+# character cut off or a snippet pasted in another encoding, and a wrong declaration fails on
+# most characters. A guess needs more: Russian in KOI8-R reads as common hanzi in GBK, with
+# one error in thirty bytes (after each word of an odd length).
+_DECLARED = 20
+_GUESSED = 100
+# The bytes ``_read`` decodes at a time.
+_CHUNK = 1024
 
 _ERROR_MARK = "\udfff"
 _COUNT_ERRORS = "topicspider_charset_mark"
 _ASCII = bytes(range(128))
 _NON_ASCII = re.compile(rb"[\x80-\xff]")
+# What UTF-8 text may hold besides ASCII and the letters from U+00C0 to U+07FF (accented,
+# Greek, Cyrillic): symbols such as © or “, hanzi, error marks.
+_NOT_LETTERS = re.compile("[\x80-\xbf\u0800-\U0010ffff]")
 # The codec a page declared in one Chinese encoding may be written in instead.
 _OTHER_CHINESE = {
     **dict.fromkeys(("gb2312", "gbk", "gb18030"), "big5hkscs"),
@@ -63,10 +103,9 @@ _NOT_CHARSETS = frozenset({"unicode-escape", "raw-unicode-escape"})
 _WIDE = ("utf-16", "utf-32")
 
 
-def _gbk_label(name: str) -> codecs.CodecInfo | None:
-    if encodings.normalize_encoding(name).lower() in _GBK_LABELS:
-        return codecs.lookup("gb18030")
-    return None
+def _web_label(name: str) -> codecs.CodecInfo | None:
+    codec = _CODEC_OF_LABEL.get(encodings.normalize_encoding(name).lower())
+    return codecs.lookup(codec) if codec else None
 
 
 def _mark(exc: UnicodeDecodeError) -> tuple[str, int]:
@@ -74,7 +113,7 @@ def _mark(exc: UnicodeDecodeError) -> tuple[str, int]:
     return _ERROR_MARK, exc.end
 
 
-codecs.register(_gbk_label)
+codecs.register(_web_label)
 codecs.register_error(_COUNT_ERRORS, _mark)
 
 
@@ -91,10 +130,15 @@ def detect_encoding(body: bytes, content_type: str | None = None) -> str:
     if meta_encoding and meta_encoding.startswith(_WIDE):
         # The HTML standard: a <meta> that could be read this way is not in UTF-16 or UTF-32.
         meta_encoding = "utf-8"
-    declared = (http_content_type_encoding(content_type), bom_encoding, meta_encoding)
+    declared = [
+        encoding
+        for encoding in (bom_encoding, http_content_type_encoding(content_type), meta_encoding)
+        if encoding and _is_charset(encoding)
+    ]
     for encoding in declared:
-        if encoding and _is_charset(encoding) and _fits(sample, encoding, final):
-            return encoding
+        believed = _believed(sample, encoding, final, utf8_declared="utf-8" in declared)
+        if believed:
+            return believed
     return _guess(sample, final)
 
 
@@ -146,85 +190,119 @@ def _is_charset(encoding: str) -> bool:
     return codec._is_text_encoding and codec.name not in _NOT_CHARSETS
 
 
-def _decode(sample: bytes, encoding: str, final: bool) -> tuple[str, int]:
-    """Decode ``sample`` and count its errors; an incomplete last character is kept back."""
+def _read(sample: bytes, encoding: str, final: bool, bytes_per_error: int) -> str | None:
+    """What ``sample`` decodes into, each error marked, or ``None`` if it has more than one
+    per ``bytes_per_error`` non-ASCII bytes (``_DECLARED`` or ``_GUESSED``).
+
+    It is decoded a chunk at a time, so that a wrong encoding, which fails every few bytes,
+    is given up early. An incomplete last character is kept back unless ``final``.
+    """
+    forgiven = len(sample.translate(None, _ASCII)) // bytes_per_error
     decoder = codecs.getincrementaldecoder(encoding)(_COUNT_ERRORS)
-    text = decoder.decode(sample, final=final)
-    return text, text.count(_ERROR_MARK)
+    parts = []
+    errors = 0
+    for start in range(0, len(sample) + 1, _CHUNK):
+        last = start + _CHUNK > len(sample)
+        part = decoder.decode(sample[start : start + _CHUNK], final=final and last)
+        errors += part.count(_ERROR_MARK)
+        if errors > forgiven:
+            return None
+        parts.append(part)
+    return "".join(parts)
 
 
-def _clean(sample: bytes, encoding: str, final: bool) -> str | None:
-    """What ``sample`` decodes into if it has no error: sooner known than their count."""
-    try:
-        return codecs.getincrementaldecoder(encoding)().decode(sample, final=final)
-    except UnicodeDecodeError:
-        return None
+def _believed(sample: bytes, encoding: str, final: bool, utf8_declared: bool) -> str | None:
+    """The encoding of ``sample``, which declares ``encoding``: that one if it is believable,
+    or for GB (or Big5) Big5 (or GB) if that reads better (``_other_chinese_if_better``).
 
-
-def _fits(sample: bytes, encoding: str, final: bool) -> bool:
-    """Whether a declared ``encoding`` is believable for ``sample``.
-
-    Up to one error per twenty non-ASCII bytes is forgiven (a stray byte, or a
-    snippet pasted in another encoding, in a real page; a wrong declaration
-    fails on most characters). An encoding whose decoder raises (``utf-16`` without a byte
-    order mark) does not fit, and UTF-16 or UTF-32 without one fit only bytes with NULs (the
-    ASCII characters of markup). Non-ASCII bytes that are valid UTF-8 are UTF-8, whatever
-    the declaration says; a Chinese body (GB or Big5) is not the Latin-1 that server
-    defaults send in the header; and a GB declaration is not believed of Big5 that only
-    decodes with it into nonsense, nor a Big5 one of such GB.
+    The declared encoding must ``_read`` the sample. An encoding whose decoder raises
+    (``utf-16`` without a byte order mark) does not fit, and UTF-16 or UTF-32 without one
+    fit only bytes with NULs (the ASCII characters of markup). Non-ASCII bytes that read as
+    UTF-8 are UTF-8, whatever the declaration says, unless it is GB or Big5, no other
+    declaration says UTF-8 and ``_chinese_rather_than_utf8``; and a Chinese body (GB or
+    Big5) is not the Latin-1 that server defaults send in the header.
     """
     if encoding.startswith(_WIDE) and b"\x00" not in sample and not read_bom(sample)[1]:
-        return False
+        return None
     try:
-        text, errors = _decode(sample, encoding, final)
+        text = _read(sample, encoding, final, _DECLARED)
     except UnicodeError:
+        return None
+    if text is None:
+        return None
+    if encoding != "utf-8" and not sample.isascii():
+        utf8_text = _read(sample, "utf-8", final, _GUESSED)
+        if utf8_text is not None and (
+            utf8_declared or not _chinese_rather_than_utf8(text, utf8_text, encoding)
+        ):
+            return None
+    if encoding == "cp1252" and _chinese(sample, final):
+        return None
+    return _other_chinese_if_better(sample, text, encoding, final) or encoding
+
+
+def _chinese_rather_than_utf8(text: str, utf8_text: str, encoding: str) -> bool:
+    """Whether bytes that read as ``utf8_text`` in UTF-8 are rather the GB or Big5
+    ``encoding`` they declare, in which they read as ``text``.
+
+    One or two hanzi can be valid UTF-8 too (GBK 学校 reads as ѧУ). So the declaration wins
+    when its reading holds only common Chinese characters, none inside a Latin word, and
+    the UTF-8 one only letters from U+00C0 to U+07FF (accented, Greek, Cyrillic): UTF-8
+    Chinese, “quotes”, €, © or ½ stay UTF-8, and so does café, whose é reads as GBK 茅.
+    """
+    if codecs.lookup(encoding).name not in _OTHER_CHINESE or _NOT_LETTERS.search(utf8_text):
         return False
-    high = len(sample.translate(None, _ASCII))
-    if errors > high // 20:
-        return False
-    if encoding != "utf-8" and high and _clean(sample, "utf-8", final) is not None:
-        return False
-    if encoding == "cp1252":
-        return not _chinese(sample, final)
-    return not _reads_better_in_the_other_chinese(sample, text, encoding, final)
+    wide = {char for char in set(text) if char > "\x7f"}
+    return all(_is_common(char) and _not_only_in_latin_words(text, char) for char in wide)
 
 
 def _guess(sample: bytes, final: bool) -> str:
-    if _clean(sample, "utf-8", final) is not None:
+    if _read(sample, "utf-8", final, _GUESSED) is not None:
         return "utf-8"
     chinese = _chinese(sample, final)
     if chinese:
         return chinese
     matches = from_bytes(sample)
     best = matches.best()
-    # A tie goes to cp1252, the default of the Western web.
-    if best is None or any(m.encoding == "cp1252" and m.chaos <= best.chaos for m in matches):
+    # A tie goes to cp1252, the default of the Western web; charset-normalizer lists it
+    # among the encodings of a match that decode the sample alike.
+    if best is None or any(
+        "cp1252" in m.could_be_from_charset and m.chaos <= best.chaos for m in matches
+    ):
         return "cp1252"
     return resolve_encoding(best.encoding) or "cp1252"
 
 
+@functools.lru_cache(maxsize=1)
 def _chinese(sample: bytes, final: bool) -> str | None:
-    """``gb18030`` or ``big5hkscs`` (Big5), whichever decodes ``sample`` into mostly common
-    Chinese characters, if one does.
+    """``gb18030`` or ``big5hkscs`` (Big5), whichever reads ``sample`` (``_read``) into
+    mostly common Chinese characters, if one does; if both do, the one with fewer errors,
+    then with more common characters, then GB.
 
     Other text often decodes too ("für" is a valid GBK pair, and so is most Big5 in GBK
-    and most GBK in Big5) but into rare characters, symbols and private-use ones.
+    and most GBK in Big5) but into rare characters, symbols and private-use ones. (A page
+    declared Latin-1 asks this twice: of its declaration, then of the bytes.)
     """
-    gb = _chinese_share(sample, "gb18030", final)
-    big5 = _chinese_share(sample, "big5hkscs", final)
-    if max(gb, big5) < 0.8:
-        return None
-    return "gb18030" if gb >= big5 else "big5hkscs"
+    best = None  # (errors, -share, codec) of the best reading; GB, read first, keeps a tie.
+    for codec in ("gb18030", "big5hkscs"):
+        text = _read(sample, codec, final, _GUESSED)
+        if text is None:
+            continue
+        errors = text.count(_ERROR_MARK)
+        if best and errors > best[0]:
+            continue  # Losing already: its characters need no counting.
+        share = _common_share(text, codec)
+        if share >= 0.8 and (best is None or (errors, -share) < best[:2]):
+            best = (errors, -share, codec)
+    return best[2] if best else None
 
 
-def _reads_better_in_the_other_chinese(
-    sample: bytes, text: str, encoding: str, final: bool
-) -> bool:
-    """Whether ``sample``, which decodes into ``text`` with the GB (or Big5) ``encoding``
-    it declares, reads better as Big5 (or GB).
+def _other_chinese_if_better(sample: bytes, text: str, encoding: str, final: bool) -> str | None:
+    """Big5 (or GB), if ``sample``, which decodes into ``text`` with the GB (or Big5)
+    ``encoding`` it declares, reads better in it.
 
     Big5 decodes as GBK, and short GBK as Big5, mostly without an error but into nonsense:
-    so the other reading must be free of errors and hold more common characters
+    so the other reading must have no more errors and hold more common characters
     (``_common_share``) and more of the most frequent ones, which nonsense seldom hits
     since it draws from thousands evenly. A tie keeps the declaration. The frequent ones
     also keep a GB page whose pinyin, Cyrillic or circled numbers read as common Big5
@@ -232,15 +310,15 @@ def _reads_better_in_the_other_chinese(
     """
     other = _OTHER_CHINESE.get(codecs.lookup(encoding).name)
     if other is None:
-        return False
-    other_text = _clean(sample, other, final)
-    if other_text is None:
-        return False
+        return None
+    other_text = _read(sample, other, final, _DECLARED)
+    if other_text is None or other_text.count(_ERROR_MARK) > text.count(_ERROR_MARK):
+        return None
     other_share = _common_share(other_text, other)
     if other_share < 0.8 or other_share <= _common_share(text, encoding):
-        return False
+        return None
     frequent = _frequent_share(other_text)
-    return frequent >= 0.3 and frequent > _frequent_share(text)
+    return other if frequent >= 0.3 and frequent > _frequent_share(text) else None
 
 
 def _frequent_share(text: str) -> float:
@@ -249,12 +327,6 @@ def _frequent_share(text: str) -> float:
     counts = collections.Counter(text)
     hanzi = sum(count for char, count in counts.items() if "\u4e00" <= char <= "\u9fff")
     return sum(counts[char] for char in _FREQUENT) / hanzi if hanzi else 0.0
-
-
-def _chinese_share(sample: bytes, encoding: str, final: bool) -> float:
-    """The ``_common_share`` of what ``sample`` decodes into; 0 if it has errors."""
-    text = _clean(sample, encoding, final)
-    return 0.0 if text is None else _common_share(text, encoding)
 
 
 def _common_share(text: str, encoding: str) -> float:
