@@ -110,12 +110,11 @@ def score_cost(site: Path, sample: int, keywords: str) -> dict[str, float]:
     timed offline over ``sample`` pages of the site with a fresh scorer."""
     from topicspider import settings
     from topicspider.keywords import load_keywords
-    from topicspider.relevance import BestFirst, LinkCandidate, Relevance
+    from topicspider.relevance import BestFirst, LinkCandidate, Relevance, link_text
     from topicspider.text import extract_page, parse_html
 
     relevance = Relevance(load_keywords(keywords))
     strategy = BestFirst(
-        relevance,
         {
             "anchor": settings.TOPIC_ANCHOR_WEIGHT,
             "parent": settings.TOPIC_PARENT_WEIGHT,
@@ -135,7 +134,8 @@ def score_cost(site: Path, sample: int, keywords: str) -> dict[str, float]:
         extracted = time.perf_counter()
         page_relevance = relevance.page(page.title, page.body)
         for link in page.links.values():
-            strategy.score(LinkCandidate(link, 1, page_relevance))
+            anchor = relevance.text(link_text(link))
+            strategy.score(LinkCandidate(anchor, 1, page_relevance, navigation=link.navigation))
         score += time.perf_counter() - extracted
         extract += extracted - started
     return {

@@ -77,7 +77,9 @@ def measure_queue(kind: str, count: int, limit: int) -> dict:
     from topicspider import settings as project_settings
     from topicspider.pqueues import MemoryQueue, ScorePriorityQueue, SpillQueue
 
-    settings = {name: getattr(project_settings, name) for name in dir(project_settings)}
+    settings = {
+        name: getattr(project_settings, name) for name in dir(project_settings) if name.isupper()
+    }
     crawler = get_crawler(Spider, {**settings, "TOPIC_QUEUE_MEMORY_LIMIT": limit})
     crawler.spider = Spider("frontier")
     queue_cls = MemoryQueue if kind == "memory" else SpillQueue
