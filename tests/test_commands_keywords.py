@@ -213,6 +213,9 @@ def closed_port() -> int:
         (lambda tmp, url: ["http://127.0.0.1:99999/"], "not a valid URL (Port out of range"),
         (lambda tmp, url: ["http://[::1/"], "not a valid URL (Invalid IPv6 URL)"),
         (lambda tmp, url: [tmp / "empty.html"], "empty.html: no text"),
+        (lambda tmp, url: [tmp / "photo.jpg"], "photo.jpg: not an HTML or text file (image/jpeg)"),
+        (lambda tmp, url: [tmp / "menu.pdf"], "not an HTML or text file (application/pdf)"),
+        (lambda tmp, url: [tmp / "saved.html"], "saved.html: not an HTML or text file (binary"),
         (lambda tmp, url: [tmp / "nopages"], "no .html, .htm, .txt files"),
         (lambda tmp, url: [tmp / "blank"], "none of its 1 files has any text"),
         (lambda tmp, url: ["~nosuchuser/a.html"], "cannot read: Could not determine home"),
@@ -227,6 +230,9 @@ def closed_port() -> int:
 )
 def test_bad_sources_give_one_clear_message_and_status_2(site_url, tmp_path, make_args, message):
     (tmp_path / "empty.html").write_text("<html><body><script>x()</script></body></html>")
+    (tmp_path / "photo.jpg").write_bytes(b"\xff\xd8\xff\xe0\x00\x10JFIF\x00football" * 50)
+    (tmp_path / "menu.pdf").write_bytes(b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n" * 50)
+    (tmp_path / "saved.html").write_bytes(b"\x1f\x8b\x08\x00\x00\x00football match goal" * 50)
     (tmp_path / "nopages").mkdir()
     (tmp_path / "nopages" / "notes.md").write_text("football")
     (tmp_path / "blank").mkdir()

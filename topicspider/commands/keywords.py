@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
+import mimetypes
 import os
 import sys
 import time
@@ -48,6 +49,9 @@ SAMPLE_SUFFIXES = (".html", ".htm", ".txt")
 HEADER = "# Extracted by `scrapy keywords`"
 #: Bytes read from a response at a time, between two looks at the clock.
 CHUNK_SIZE = 64 * 1024
+#: Bytes of a file looked at for a NUL, which no HTML or text file has but in UTF-16 or -32.
+SNIFF_SIZE = 8 * 1024
+_WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff")  # UTF-16 and UTF-32, whose ASCII has NULs
 
 
 @dataclass(frozen=True)
@@ -137,6 +141,7 @@ class PageReader:
                 pages = self._folder(path)
                 return pages, f"none of its {len(pages)} files has any text"
             if path.is_file():
+                _check_media_type(path)
                 return [_file(path)], "no text"
         except (OSError, RuntimeError) as error:  # a name too long; "~name" of no user
             raise SourceError(f"{source}: cannot read: {_reason(error)}") from None
@@ -204,13 +209,27 @@ def _file(path: Path) -> Page:
     return Page(path.resolve().as_uri(), content_type, path)
 
 
+def _check_media_type(path: Path) -> None:
+    """A file named as a source is read as HTML unless it is ``.txt``; one whose name says
+    it is something else (``.pdf``, ``.jpg``, ``.docx``) is refused, as a URL serving it is,
+    instead of its bytes being counted as words."""
+    media_type = mimetypes.guess_type(path.name)[0]
+    if media_type and not (
+        media_type.startswith("text/") or "html" in media_type or media_type.endswith("xml")
+    ):
+        raise SourceError(f"{path}: not an HTML or text file ({media_type})")
+
+
 def _data(page: Page) -> bytes:
     if isinstance(page.content, bytes):
         return page.content
     try:
-        return page.content.read_bytes()
+        data = page.content.read_bytes()
     except OSError as exc:
         raise SourceError(f"{page.content}: cannot read: {_reason(exc)}") from None
+    if b"\0" in data[:SNIFF_SIZE] and not data.startswith(_WIDE_BOMS):
+        raise SourceError(f"{page.content}: not an HTML or text file (binary data)")
+    return data
 
 
 def _keyword_file(path: Path) -> bool:
