@@ -60,6 +60,20 @@ def test_html_terms_decode_any_charset_and_skip_scripts():
     assert not html_terms(b"   ", "http://127.0.0.1/c.html")
 
 
+def test_a_title_counts_as_a_title_only_when_a_broken_head_puts_it_in_the_body():
+    """A PHP include saved with a byte order mark, or a statistics ``div`` in the head, ends
+    the head before the title; browsers still show it in the tab, not in the page."""
+    heads = [
+        "\ufeff<title>足球</title>",
+        '<div style="display:none"><script src="/tj.js"></script></div><title>足球</title>',
+    ]
+    for head in heads:
+        page = f'<html><head><meta charset="utf-8">{head}</head><body><p>球队赢了比赛</p>'
+        counts = html_terms(page.encode(), "http://127.0.0.1/a.html", "text/html").counts
+        assert counts["足球"] == 3.0
+        assert counts["球队"] == 1.0
+
+
 def test_background_idf_rules_out_words_found_on_every_off_topic_page():
     samples = [Counter(football=2, home=1), Counter(football=1, league=1, home=1)]
     background = [Counter(home=1, recipe=2), Counter(home=1, stock=1)]

@@ -1,9 +1,12 @@
 from urllib.parse import urljoin
 
+from topicspider.charset import decode
 from topicspider.text import (
+    PageText,
     RegionMemory,
     add_terms,
     extract_page,
+    link_url,
     mentions,
     normalize_term,
     parse_html,
@@ -11,6 +14,8 @@ from topicspider.text import (
     tokenize,
     url_words,
 )
+
+ARTICLE = "昨晚的比赛非常精彩，两队在上半场互有攻守，下半场主队连进两球锁定胜局。" * 3
 
 PAGE = """<html><head><title>英超 联赛 | Sports</title>
 <style>.x{color:red}</style><script>var 足球 = 1;</script></head>
@@ -419,3 +424,204 @@ def test_a_link_in_a_table_of_contents_carries_the_titles_of_the_entries_above_i
     assert links["http://h/ch3-4.html"].context.startswith("3. 足球比赛 3.4 收尾")
     assert "足球" not in links["http://h/ch4.html"].context
     assert links["http://h/apt-get.html"].context.startswith("6. 维护和更新：APT 工具")
+
+
+def _read(body: bytes, url: str, content_type: str = "text/html") -> PageText:
+    """A fetched page as the crawler reads it: decoded, parsed, its links in its encoding."""
+    charset, markup = decode(body, content_type)
+    return extract_page(parse_html(markup), url, encoding=charset)
+
+
+#: A GBK news portal's article page, as Chinese CMSs write them: a script and a style in
+#: the head, a menu, an image map, an embedded list, links written in every way browsers
+#: forgive, and the article.
+PORTAL = """<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN">
+<HTML><HEAD><META http-equiv="Content-Type" content="text/html; charset=gb2312">
+<TITLE>国足&nbsp;世预赛&#12288;客场战平_体育频道</TITLE>
+<SCRIPT language="javascript">var 广告位 = "足球彩票";</SCRIPT>
+<STYLE>.nav{color:#c00}</STYLE></HEAD>
+<BODY>
+<TABLE class="nav"><TR><TD><A href="/">首页</A> | <A href="/news/">新闻</A> |
+<A href="/sports/">体育</A> | <A href="javascript:void(0)">登录</A></TD></TR></TABLE>
+<!-- 广告开始 <a href="/ad.html">彩票广告</a> 广告结束 -->
+<DIV class="article"><H1>国足世预赛客场战平对手</H1>
+<P>北京时间昨晚，国足在世预赛小组赛中客场一比一战平对手，主教练赛后表示球队踢出了应有的水平。
+更多比赛数据请看<A HREF="  /data/match.shtml?id=1024&amp;type=full  ">全场技术统计</A>，
+相关报道见<a href="//127.0.0.1/zt/世预赛/">世预赛&nbsp;专题</a>，
+球员名单可以<a href="/s?wd=国足&amp;cl=3">搜索国足</a>，或给编辑
+<a href="mailto:sports@127.0.0.1">写信</a>、<a href="tel:01012345678">来电</a>。</P>
+<P>下一场比赛将在主场进行，<a href="/ticket/index.htm"><img src="t.gif" alt="购票指南"></a>
+<a href="/video/
+1.shtml">观看集锦</a>，<a href="#top">回到顶部</a></P>
+<MAP name="m"><AREA shape="rect" coords="0,0,9,9" href="/map/bj.html" alt="北京赛区"></MAP>
+<IFRAME src="/list/latest.html" title="最新比赛列表"></IFRAME>
+<P>本文共有<b>足球</b>评论一千条。</P></DIV>
+<DIV style="text-align:center">版权所有&copy;体育频道</DIV>
+</BODY></HTML>"""
+
+
+def test_a_gbk_portal_page_reads_as_a_browser_shows_it():
+    page = _read(PORTAL.encode("gbk"), "http://127.0.0.1/sports/2024/0612/a.shtml")
+    assert page.title == "国足 世预赛 客场战平_体育频道"
+    assert "北京时间昨晚" in page.body
+    assert "本文共有 足球 评论一千条" in page.body
+    assert not {"广告位", "彩票", "color"} & set(page.body.split())
+    assert "广告" not in page.body  # a comment
+    links = page.links
+    # The query in the page's encoding, the path in UTF-8, as browsers and Scrapy write them.
+    assert "http://127.0.0.1/s?wd=%B9%FA%D7%E3&cl=3" in links
+    assert "http://127.0.0.1/zt/%E4%B8%96%E9%A2%84%E8%B5%9B/" in links
+    assert links["http://127.0.0.1/data/match.shtml?id=1024&type=full"].anchor == "全场技术统计"
+    assert "主教练" in links["http://127.0.0.1/data/match.shtml?id=1024&type=full"].context
+    assert links["http://127.0.0.1/zt/%E4%B8%96%E9%A2%84%E8%B5%9B/"].anchor == "世预赛 专题"
+    assert links["http://127.0.0.1/ticket/index.htm"].anchor == "购票指南"
+    assert "http://127.0.0.1/video/1.shtml" in links  # a newline inside the address
+    assert links["http://127.0.0.1/map/bj.html"].anchor == "北京赛区"
+    assert links["http://127.0.0.1/list/latest.html"].anchor == "最新比赛列表"
+    assert "http://127.0.0.1/sports/2024/0612/a.shtml" in links  # "#top": the page itself
+    assert "http://127.0.0.1/ad.html" not in links
+    web = {url for url in links if url.startswith("http://127.0.0.1/")}
+    assert set(links) - web == {
+        "javascript:void(0)",
+        "mailto:sports@127.0.0.1",
+        "tel:01012345678",
+    }
+
+
+def test_backslashes_in_an_address_are_slashes_as_browsers_read_them():
+    """Sites made on Windows (IIS, FrontPage) write paths with backslashes; in the query a
+    backslash is only a character."""
+    body = (
+        '<html><head><meta charset="gbk"><title>新闻</title></head><body><p>本站新闻 '
+        '<a href="\\sports\\football\\1.htm">足球</a> <a href="..\\2023\\list.htm">往年</a> '
+        '<a href="\\\\127.0.0.1\\bbs\\">论坛</a> <a href="/search.asp?q=a\\b">搜索</a></p>'
+    )
+    links = _read(body.encode("gbk"), "http://127.0.0.1/news/2024/index.htm").links
+    assert set(links) == {
+        "http://127.0.0.1/sports/football/1.htm",
+        "http://127.0.0.1/news/2023/list.htm",
+        "http://127.0.0.1/bbs/",
+        "http://127.0.0.1/search.asp?q=a%5Cb",
+    }
+
+
+def test_a_query_character_the_page_s_encoding_lacks_is_written_as_browsers_write_it():
+    """A numeric character reference, percent-encoded: the link is not lost."""
+    english = (
+        '<html><head><meta charset="iso-8859-1"><title>Caf\xe9 news</title></head><body>'
+        '<p>Read more on <a href="/search?q=北京&x=é">Beijing</a>.</p>'
+    ).encode("latin-1", "xmlcharrefreplace")
+    links = _read(english, "http://127.0.0.1/world/").links
+    assert set(links) == {"http://127.0.0.1/search?q=%26%2321271%3B%26%2320140%3B&x=%E9"}
+    hongkong = (
+        '<html><head><meta charset="big5"><title>時事新聞</title></head><body>'
+        '<p>內地報道 <a href="/search?q=时事">时事</a></p>'
+    ).encode("big5hkscs", "xmlcharrefreplace")
+    links = _read(hongkong, "http://127.0.0.1/").links
+    assert set(links) == {"http://127.0.0.1/search?q=%26%2326102%3B%A8%C6"}
+
+
+def test_a_utf16_page_s_queries_are_written_in_utf8():
+    """As browsers write them: a query in UTF-16 would be a string of NULs."""
+    html = '<html><body><p>比赛 <a href="/s?wd=足球 比赛">搜索</a></p></body></html>'
+    for codec in ("utf-16-le", "utf-16-be"):
+        page = _read(("\ufeff" + html).encode(codec), "http://127.0.0.1/")
+        assert set(page.links) == {"http://127.0.0.1/s?wd=%E8%B6%B3%E7%90%83%20%E6%AF%94%E8%B5%9B"}
+
+
+def test_a_default_port_is_left_out_of_an_address():
+    """``http://h:80/x`` is ``http://h/x``: written so, it would be fetched twice."""
+    base = "http://127.0.0.1/"
+    assert link_url("http://127.0.0.1:80/news/1.html", base) == "http://127.0.0.1/news/1.html"
+    assert link_url("https://127.0.0.1:443/?q=1", base) == "https://127.0.0.1/?q=1"
+    assert (
+        link_url("/s?wd=足球", "http://127.0.0.1:80/") == "http://127.0.0.1/s?wd=%E8%B6%B3%E7%90%83"
+    )
+    assert link_url("http://127.0.0.1:8080/x", base) == "http://127.0.0.1:8080/x"
+    assert link_url("https://127.0.0.1:80/x", base) == "https://127.0.0.1:80/x"
+
+
+def test_links_right_in_the_body_do_not_take_the_page_s_text_with_them():
+    """Old list pages write their links one a line right in the body: they are navigation,
+    but the body is no menu to leave out of the text."""
+    lines = "".join(f'<a href="/n/{i}.htm">球队新闻{i}</a><br>' for i in range(30))
+    html = (
+        '<html><body bgcolor="#ffffff"><center><font size="4">本周赛事</font></center>'
+        f"<p>{ARTICLE}</p>{lines}</body></html>"
+    )
+    page = extract_page(parse_html(html), "http://127.0.0.1/")
+    assert "本周赛事" in page.body
+    assert "锁定胜局" in page.body
+    assert "球队新闻29" in page.body
+    assert page.links["http://127.0.0.1/n/29.htm"].navigation
+    assert page.link_share > 0.5
+
+
+def test_a_page_nested_deeper_than_the_parser_reads_is_read_to_its_end():
+    """Old list pages open a ``<font>`` on every line and never close it: past 2048 levels,
+    libxml2 stops reading, and the page's article and links would be lost."""
+    lines = "".join(
+        f'<font color="#ff0000">第{i}条 <a href="/n/{i}.htm">球队新闻{i}</a><br>'
+        for i in range(3000)
+    )
+    html = (
+        f"<html><head><title>新闻列表</title></head><body>{lines}"
+        f'<p>{ARTICLE}<a href="/more.htm">更多比赛回顾</a></p></body></html>'
+    )
+    page = extract_page(parse_html(html), "http://127.0.0.1/", max_chars=100_000)
+    assert page.title == "新闻列表"
+    assert "锁定胜局" in page.body
+    assert "第2999条" in page.body
+    assert {
+        "http://127.0.0.1/n/0.htm",
+        "http://127.0.0.1/n/2999.htm",
+        "http://127.0.0.1/more.htm",
+    } <= set(page.links)
+    assert page.links["http://127.0.0.1/n/2999.htm"].anchor == "球队新闻2999"
+    tables = "<table><tr><td>" * 5000 + ARTICLE + "</td></tr></table>" * 5000
+    page = extract_page(parse_html(f"<html><body>{tables}<p>表格之后</p>"), "http://127.0.0.1/")
+    assert "锁定胜局" in page.body
+    assert "表格之后" in page.body
+
+
+def test_a_title_outside_the_head_is_not_body_text():
+    """A byte order mark left by an included file, or a statistics ``div`` in the head,
+    ends the head: the title lands in the body, where browsers do not show it either."""
+    heads = [
+        '<meta charset="utf-8">\ufeff<title>国足战平对手</title>',
+        '<div style="display:none"><script src="/tj.js"></script></div><title>国足战平对手</title>',
+    ]
+    for head in heads:
+        html = f"<html><head>{head}</head><body><p>{ARTICLE}</p></body></html>"
+        page = extract_page(parse_html(html), "http://127.0.0.1/")
+        assert page.title == "国足战平对手"
+        assert "国足" not in page.body
+
+
+def test_links_inside_a_template_are_not_links():
+    """A ``<template>`` is markup for scripts to fill in: never shown, never followed."""
+    html = (
+        f'<html><body><p>{ARTICLE}<a href="/more.htm">更多</a></p><ul id="list">'
+        '<template id="row"><li><a href="/news/{{id}}.html">{{title}} 模板文字</a></li>'
+        "</template></ul></body></html>"
+    )
+    page = extract_page(parse_html(html), "http://127.0.0.1/")
+    assert set(page.links) == {"http://127.0.0.1/more.htm"}
+    assert "模板" not in page.links["http://127.0.0.1/more.htm"].context
+    assert "模板" not in page.body
+
+
+def test_a_link_in_an_svg_image_is_a_link():
+    """A clickable map drawn in SVG (``xlink:href``, or ``href`` in SVG 2)."""
+    html = (
+        f'<html><body><p>{ARTICLE}</p><svg viewBox="0 0 9 9">'
+        '<a xlink:href="/gd/index.html"><text>广东赛区</text></a>'
+        '<a href="/bj/index.html"><text>北京赛区</text></a></svg>'
+        '<a href="/search.html"><svg><title>搜索</title><path d="M0 0"/></svg></a></body></html>'
+    )
+    page = extract_page(parse_html(html), "http://127.0.0.1/")
+    assert page.links["http://127.0.0.1/gd/index.html"].anchor == "广东赛区"
+    assert page.links["http://127.0.0.1/bj/index.html"].anchor == "北京赛区"
+    # An SVG image's title names its link, as an image's alt does; it is not the page's text.
+    assert page.links["http://127.0.0.1/search.html"].anchor == "搜索"
+    assert "搜索" not in page.body

@@ -6,6 +6,7 @@ code can be tested without a crawler.
 
 from __future__ import annotations
 
+import codecs
 import functools
 import logging
 import re
@@ -98,6 +99,8 @@ MENU_ANCHOR_CHARS = 8
 SIDEBAR_LINKS = 40
 #: How many entries above a link in a nested table of contents count as its context.
 TOC_LEVELS = 3
+#: An element open this many times at once is nested without end (see :func:`parse_html`).
+ENDLESS_NESTING = 100
 #: How many link regions an analyzer remembers, to know them on other pages.
 REMEMBERED_REGIONS = 100_000
 _ROLE_REGIONS = etree.XPath("//div[@role='navigation' or @role='complementary']")
@@ -115,7 +118,7 @@ _URL_LANGUAGE = re.compile(
 )
 #: The most characters a language code adds to an address (``&language=pt-br``, ``.zh-hant``).
 _LANGUAGE_CODE_CHARS = 24
-_HIDDEN_TEXT_TAGS = ("script", "style", "noscript")
+_HIDDEN_TEXT_TAGS = ("script", "style", "noscript", "template")
 # Where a page points to other pages: links, image-map areas, and frames, which some
 # sites (framesets, pages that embed their lists) load their content in.
 _LINK_ATTRIBUTES = {"a": "href", "area": "href", "frame": "src", "iframe": "src"}
@@ -125,7 +128,10 @@ _SCRIPT_TARGET = re.compile(
     r"(?:window\.open\s*\(|location\.(?:assign|replace)\s*\(|location(?:\.href)?\s*=)"
     r"\s*['\"]([^'\"]+)['\"]"
 )
-_INVISIBLE_TAGS = frozenset({*_HIDDEN_TEXT_TAGS, "template"})
+#: Elements whose text is not the page's text: the hidden ones, and titles (the page's own,
+#: which a byte order mark of an included file or a ``div`` in the head puts in the body,
+#: and an SVG image's, which still names an image link, as an ``alt`` does).
+_INVISIBLE_TAGS = frozenset({*_HIDDEN_TEXT_TAGS, "title"})
 _VISIBLE_TEXT = etree.XPath(
     f".//text()[{' and '.join(f'not(ancestor::{tag})' for tag in _HIDDEN_TEXT_TAGS)}]"
 )
@@ -136,6 +142,12 @@ _XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 _URL_SPLIT = re.compile(r"[^\w]+|_")
 #: URLs made only of these need no escaping (``%`` is left to ``safe_url_string`` to check).
 _SAFE_URL = re.compile(r"[A-Za-z0-9\-._~:/?\[\]@!$&'()*+,;=]*")
+#: An address up to its query or fragment, where browsers read a backslash as a slash.
+_BEFORE_QUERY = re.compile(r"[^?#]*")
+_DEFAULT_PORT = re.compile(r"http://[^/?#]*?(:80)(?=[/?#]|$)|https://[^/?#]*?(:443)(?=[/?#]|$)")
+#: The error handler that writes a character of a query that the page's encoding lacks as
+#: browsers do: a numeric character reference, percent-encoded (``%26%2321271%3B``).
+_URL_REFERENCES = "topicspider_url_references"
 _URL_NOISE = frozenset(
     [
         "http",
@@ -298,15 +310,44 @@ def add_terms(terms: Iterable[str]) -> None:
     _cut.cache_clear()
 
 
+def _percent_references(error: UnicodeEncodeError) -> tuple[str, int]:
+    chars = error.object[error.start : error.end]
+    return "".join(f"%26%23{ord(char)}%3B" for char in chars), error.end
+
+
+codecs.register_error(_URL_REFERENCES, _percent_references)
+
+
 def link_url(href: str, base_url: str, encoding: str = "utf-8") -> str | None:
-    """The absolute URL an ``href`` points to, without its fragment, session id and
-    tracking parameters (:func:`~topicspider.urlpatterns.without_session`), percent-encoded
-    as browsers do (path in UTF-8, query in the page's encoding); None for a bogus one."""
+    """The absolute URL an ``href`` points to, without its fragment, default port, session
+    id and tracking parameters (:func:`~topicspider.urlpatterns.without_session`), read and
+    percent-encoded as browsers do (backslashes before the query are slashes; path in
+    UTF-8, query in the page's encoding); None for a bogus one."""
+    href = strip_html5_whitespace(href)
+    if "\\" in href:
+        path = _BEFORE_QUERY.match(href).group()
+        href = path.replace("\\", "/") + href[len(path) :]
     try:
-        url = urljoin(base_url, strip_html5_whitespace(href)).split("#", 1)[0]
-        return without_session(url if _SAFE_URL.fullmatch(url) else safe_url_string(url, encoding))
+        url = urljoin(base_url, href).split("#", 1)[0]
+        if not _SAFE_URL.fullmatch(url):
+            url = _percent_encoded(url, encoding)
+        if port := _DEFAULT_PORT.match(url):
+            start, end = port.span(port.lastindex)
+            url = url[:start] + url[end:]
+        return without_session(url)
     except ValueError:
         return None
+
+
+def _percent_encoded(url: str, encoding: str) -> str:
+    """The URL as browsers send it: a query in the page's encoding, with references to the
+    characters it lacks, or in UTF-8 if the page is in UTF-16 or UTF-32."""
+    if codecs.lookup(encoding).name.startswith(("utf-16", "utf-32")):
+        encoding = "utf-8"
+    path, mark, query = url.partition("?")
+    if not query.isascii():
+        url = path + mark + query.encode(encoding, _URL_REFERENCES).decode(encoding)
+    return safe_url_string(url, encoding)
 
 
 def url_words(url: str) -> str:
@@ -322,20 +363,53 @@ def parse_html(markup: str | bytes) -> etree._Element:
     Plain lxml elements, not ``lxml.html``'s: those look up their Python class each
     time the walks below visit an element, a tenth of a page's analysis. A string is
     parsed as the text it is (any declared encoding ignored); bytes as the document says.
+    libxml2 stops reading a page nested deeper than 2048 elements, where browsers go on:
+    such a page is read again without the tags of the elements nested without end.
     """
+    encoding = None
     if isinstance(markup, str):
         markup = markup.strip().replace("\x00", "").encode()
-        parser = etree.HTMLParser(encoding="utf-8", huge_tree=True)
-    else:
-        parser = etree.HTMLParser(huge_tree=True)
+        encoding = "utf-8"
+    root, too_deep = _parse(markup, encoding)
+    while too_deep and (nested := _nested_without_end(root)):
+        markup, stripped = _tags(nested).subn(b" ", markup)
+        if not stripped:
+            break
+        root, too_deep = _parse(markup, encoding)
+    return root if root is not None else _parse(b"<html></html>", encoding)[0]
+
+
+def _parse(markup: bytes, encoding: str | None) -> tuple[etree._Element | None, bool]:
+    """The document, and whether it was too deep to be read to its end."""
+    parser = etree.HTMLParser(encoding=encoding, huge_tree=True)
     root = etree.fromstring(markup, parser) if markup.strip() else None
-    return root if root is not None else etree.fromstring(b"<html></html>", parser)
+    error = parser.error_log.last_error
+    return root, error is not None and "Excessive depth" in error.message
+
+
+def _nested_without_end(root: etree._Element) -> set[str]:
+    """The names of the elements that were open :data:`ENDLESS_NESTING` times at once where
+    the parser stopped (a ``<font>`` opened on every line and never closed): the elements
+    open then are the last child of the last child... of the root."""
+    open_elements: Counter[str] = Counter()
+    node = root
+    while len(node):
+        node = node[-1]
+        open_elements[node.tag] += 1
+    return {name for name, count in open_elements.items() if count >= ENDLESS_NESTING}
+
+
+def _tags(names: Iterable[str]) -> re.Pattern[bytes]:
+    """The start and end tags of these elements."""
+    alternatives = b"|".join(re.escape(name.encode()) for name in names)
+    return re.compile(rb"</?(?:%s)(?=[\s/>])[^>]*>" % alternatives, re.IGNORECASE)
 
 
 class _VisibleText:
     """The visible text of a page's elements. Most elements neither hold nor lie inside a
-    script, style or noscript element: their text is all of their text (``itertext``),
-    and only the few that do need the XPath that leaves those elements' text out."""
+    script, style, noscript or template element: their text is all of their text
+    (``itertext``), and only the few that do need the XPath that leaves those elements'
+    text out."""
 
     def __init__(self, root: etree._Element) -> None:
         self.inside: set[etree._Element] = set()
@@ -352,9 +426,11 @@ class _VisibleText:
 
 
 def _href(anchor: etree._Element) -> str | None:
-    """Where a link, area or frame points; for a link whose ``href`` is a script or ``#``,
-    the page its script opens, if it says."""
+    """Where a link, area or frame points (a link in an SVG image may say ``xlink:href``); for
+    a link whose ``href`` is a script or ``#``, the page its script opens, if it says."""
     href = anchor.get(_LINK_ATTRIBUTES[anchor.tag])
+    if href is None and anchor.tag == "a":
+        href = anchor.get("xlink:href")
     scripted = not href or href.strip() == "#" or href.lstrip()[:11].lower() == "javascript:"
     if anchor.tag != "a" or not scripted:
         return href
@@ -498,7 +574,10 @@ def _links(
         # site goes, not what this link is about.
         if blocks.chars[block] > noise_ratio * len(block_text):
             navigation.add(block)
-            if blocks.chars[block] <= MENU_ANCHOR_CHARS * blocks.counts[block]:
+            # Links right in the body (an old list page's, one a line) make no menu: left
+            # out, the body would take the whole page with it.
+            short = blocks.chars[block] <= MENU_ANCHOR_CHARS * blocks.counts[block]
+            if short and block.tag != "body":
                 menus.add(block)
             context, is_navigation = link.text, True
         else:
@@ -527,9 +606,13 @@ def _find_links(
     # third of the Python docs' links): the fragment does not change where it goes.
     urls: dict[str, str | None] = {}
     headings: dict[etree._Element, str] = {}
+    # A template's markup is for scripts to fill in (``/news/{{id}}.html``), never followed.
+    inert = {
+        link for template in root.iter("template") for link in template.iter(*_LINK_ATTRIBUTES)
+    }
     for anchor in root.iter(*_LINK_ATTRIBUTES):
         href = _href(anchor)
-        if not href:
+        if not href or anchor in inert:
             continue
         target = strip_html5_whitespace(href).split("#", 1)[0]
         if target not in urls:
