@@ -252,3 +252,19 @@ def test_a_section_whose_title_does_not_name_the_topic_scores_by_its_chapter():
     score = {link.url: link.anchor for link in page.links}
     assert score["http://127.0.0.1/s/31.html"] > 0
     assert score["http://127.0.0.1/s/41.html"] == 0
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        f"<style>{'p { margin: 0 } ' * 400}</style><base href='/sports/2024/'>",
+        "<!-- <base href='/old/'> --><base href='/sports/2024/'>",
+    ],
+    ids=["after 4 KB of style", "after a commented-out one"],
+)
+def test_links_start_from_the_page_s_first_base_element(head):
+    page = analyze(
+        f"<html><head><title>足球</title>{head}</head><body>"
+        "<p>足球比赛的<a href='final.html'>决赛报道</a>。</p></body></html>"
+    )
+    assert [link.url for link in page.links] == ["http://127.0.0.1/sports/2024/final.html"]

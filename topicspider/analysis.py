@@ -15,11 +15,12 @@ import posixpath
 import re
 from dataclasses import dataclass
 from typing import Any, NamedTuple
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from scrapy.http import HtmlResponse
 from scrapy.linkextractors import IGNORED_EXTENSIONS
-from scrapy.utils.response import get_base_url
+from w3lib.html import strip_html5_whitespace
+from w3lib.url import safe_url_string
 
 from topicspider.canonical import canonical_of
 from topicspider.charset import detect_encoding
@@ -172,7 +173,7 @@ class Analyzer:
         charset = detect_encoding(body, content_type)
         response = HtmlResponse(url, body=body, encoding=charset)
         root = parse_html(response.text)
-        base_url = get_base_url(response)
+        base_url = _base_url(root, url, charset)
         page = extract_page(
             root,
             base_url,
@@ -250,6 +251,19 @@ class Analyzer:
         if not self.domains:
             return True
         return any(host == d or host.endswith(f".{d}") for d in self.domains)
+
+
+def _base_url(root: Any, url: str, encoding: str) -> str:
+    """The address the page's relative links start from: its first ``<base href>``, wherever
+    it is, as browsers read it (Scrapy looks in the first 4 KB only, which a head of inline
+    scripts fills, and also in comments)."""
+    for base in root.iter("base"):
+        if href := strip_html5_whitespace(base.get("href") or ""):
+            try:
+                return safe_url_string(urljoin(url, href), encoding)
+            except ValueError:  # "Invalid IPv6 URL"
+                return url
+    return url
 
 
 def _topical_share(links: list[ScoredLink]) -> float:
