@@ -189,6 +189,7 @@ def test_jobdir_pause_and_resume_fetches_nothing_twice(site, site_url, tmp_path,
     second = scrapy(*command)
     assert second.returncode == 0, second.stderr[-2000:]
     assert "Resuming crawl" in second.stderr
+    assert re.search(r"'topic/resumed': [1-9]", second.stderr), "TopicScheduler counts them"
     assert ", 0 queued," in second.stderr.split("Finished:")[1]
     fetched = paths(read_jsonl(tmp_path / "fetch.jsonl"))
     assert len(fetched) == len(set(fetched)), "a page was fetched twice"
