@@ -256,7 +256,7 @@ class Analyzer:
 def _base_url(root: Any, url: str, encoding: str) -> str:
     """The address the page's relative links start from: its first ``<base href>``, wherever
     it is, as browsers read it (Scrapy looks in the first 4 KB only, which a head of inline
-    scripts fills, and also in comments)."""
+    scripts fills)."""
     for base in root.iter("base"):
         if href := strip_html5_whitespace(base.get("href") or ""):
             try:
