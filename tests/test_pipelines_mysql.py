@@ -6,6 +6,7 @@ from __future__ import annotations
 import doctest
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -284,6 +285,27 @@ def test_recrawling_a_url_updates_its_row_never_duplicates_it(tmp_path, mysql_ur
         {"anchor": "one again", "crawl_id": "second"},
         {"anchor": "two again", "crawl_id": "second"},
     ]
+
+
+def test_urls_longer_than_their_column_that_differ_only_at_the_end_are_two_rows(
+    tmp_path, mysql_url
+):
+    # Chinese, percent-encoded: 4,500 and 70,000 bytes; TEXT holds 65,535.
+    stems = [f"http://127.0.0.1:8000/{quote('足球新闻' * n)}" for n in (125, 1945)]
+    urls = [f"{stem}{end}.html" for stem in stems for end in ("a", "b")]
+    steps = [page("", url=url, title=url[-6:]) for url in urls]
+    steps.append({"page_url": urls[2], "links": [{"url": urls[2]}, {"url": urls[3]}]})
+    stats, _ = store(tmp_path, mysql_url, *steps)
+
+    assert stats["mysql/stored"] == 4
+    for url in urls:
+        [row] = query(
+            mysql_url, "SELECT url, title FROM pages WHERE url_hash = UNHEX(SHA1(%s))", url
+        )
+        assert row == {"url": utf8_prefix(url, schema.TEXT_BYTES), "title": url[-6:]}
+    assert len(query(mysql_url, "SELECT * FROM links")) == 2
+    joined = query(mysql_url, "SELECT p.title FROM links l JOIN pages p ON p.url_hash = l.url_hash")
+    assert sorted(row["title"] for row in joined) == ["a.html", "b.html"]
 
 
 def test_rows_an_earlier_crawl_left_in_the_spool_are_written_first(tmp_path, mysql_url):
@@ -633,6 +655,51 @@ def test_a_wrong_password_is_reported_without_any_password(site, site_url, tmp_p
     assert stats_from(result.stderr)["finish_reason"] == "mysql_unavailable"
 
 
+def older_tables(mysql_url: str) -> None:
+    """``pages`` and ``links`` as an older version made them: columns missing, a row in."""
+    query(mysql_url, schema.CREATE_TABLES[0].replace("    parent_url TEXT NULL,\n", ""))
+    query(mysql_url, schema.CREATE_TABLES[1].replace("    anchor TEXT NOT NULL,\n", ""))
+    old = record("old.html")["row"]
+    connection = pymysql.connect(**MySQLUrl.parse(mysql_url).connect_kwargs(), connect_timeout=5)
+    with closing(connection), connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO pages (url_hash, url, title, relevance, depth, `charset`, `text`, "
+            "fetched_at, crawl_id) VALUES (UNHEX(SHA1(%s)), %s, 'old', 0.5, 1, 'utf-8', '', "
+            "%s, 'old')",
+            (old["url"], old["url"], old["fetched_at"]),
+        )
+        connection.commit()
+
+
+def test_a_table_an_older_version_made_stops_the_crawl_with_the_fix_in_one_line(
+    site, site_url, tmp_path, mysql_url
+):
+    older_tables(mysql_url)
+    result = scrapy(*crawl_command(site, site_url, tmp_path / "1", f"MYSQL_URL={mysql_url}"))
+    assert result.returncode == 1
+    assert_no_secret(mysql_url, result.stdout, result.stderr)
+    errors = [line for line in result.stderr.splitlines() if "ERROR" in line]
+    assert len(errors) == 1, result.stderr[-3000:]
+    assert "Cannot use the MySQL database mysql://topicspider:***@127.0.0.1:" in errors[0]
+    assert "pages has no column parent_url, links has no column anchor" in errors[0]
+    assert errors[0].endswith("or use a new database; the crawl does not start")
+    assert "Traceback" not in result.stderr
+    assert stats_from(result.stderr)["finish_reason"] == "mysql_unavailable"
+    assert read_jsonl(tmp_path / "1" / "fetch.jsonl") == []
+
+    # What the line says to run makes the tables usable, the rows in them kept.
+    for statement in re.findall(r'"(ALTER TABLE [^"]+)"', errors[0]):
+        query(mysql_url, statement)
+    result = scrapy(*crawl_command(site, site_url, tmp_path / "2", f"MYSQL_URL={mysql_url}"))
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "mysql/errors" not in stats_from(result.stderr)
+    rows = pages_by_url(mysql_url)
+    assert rows.pop("http://127.0.0.1:8000/old.html")["title"] == "old"
+    assert sorted(rows) == sorted(
+        line["url"] for line in read_jsonl(tmp_path / "2" / "pages" / "index.jsonl")
+    )
+
+
 def test_a_malformed_url_is_one_line_without_the_password(site_url):
     malformed = "mysql://topicspider:Sekr3t-99@127.0.0.1:port/crawl"
     result = scrapy(
@@ -976,6 +1043,20 @@ def test_replay_sets_a_row_bigger_than_max_allowed_packet_aside(
     assert list((tmp_path / "spool").glob("[0-9]*.jsonl")) == []
     [rejected] = read_jsonl(tmp_path / "spool" / "rejected.jsonl")
     assert rejected["row"]["url"] == "http://127.0.0.1:8000/huge.html"
+
+
+def test_replay_into_a_table_an_older_version_made_says_what_to_do(tmp_path, mysql_url):
+    older_tables(mysql_url)
+    old_spool(tmp_path / "spool", [record("x.html")])
+    settings = ["-s", f"MYSQL_SPOOL_DIR={tmp_path / 'spool'}"]
+    replayed = scrapy("mysql-replay", *settings, env={"TOPICSPIDER_MYSQL_URL": mysql_url})
+
+    assert replayed.returncode == 1
+    [line] = replayed.stderr.splitlines()
+    assert line.startswith("topicspider: error: MySQL at mysql://topicspider:***@127.0.0.1:")
+    assert 'pages has no column parent_url, links has no column anchor: run "ALTER TABLE' in line
+    assert line.endswith(f"replayed 0 pages, the rest stays in {tmp_path / 'spool'}")
+    assert len(list((tmp_path / "spool").glob("*.jsonl"))) == 1
 
 
 def test_replay_refuses_an_out_of_range_setting_in_one_line(tmp_path, mysql_url):

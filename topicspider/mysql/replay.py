@@ -103,8 +103,9 @@ def replay(
                 segment.path.unlink()
                 written.counts.update(done.counts)
                 written.refused.extend(done.refused)
-    except (pymysql.Error, OSError) as exc:
-        where = f"MySQL at {url} (MYSQL_URL)" if isinstance(exc, pymysql.Error) else "The spool"
+    except (pymysql.Error, schema.SchemaError, OSError) as exc:
+        database = isinstance(exc, (pymysql.Error, schema.SchemaError))
+        where = f"MySQL at {url} (MYSQL_URL)" if database else "The spool"
         raise TopicSpiderError(
             f"{where}: {exc}; replayed {written.counts[schema.PAGES]} pages, "
             f"the rest stays in {spool.folder.absolute()}"

@@ -5,12 +5,16 @@ away. :func:`write` turns records into query parameters — never into SQL text 
 their columns hold, and upserts them on the table's unique key, so writing a record twice
 changes nothing. A row the database still refuses for its data, or that is too big to send
 at all, is returned, not written, and does not hold back the others.
+
+Tables an older version made are not changed: :func:`create_tables` says which columns they
+lack and the ``ALTER TABLE`` that adds them.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+import re
 from collections import Counter
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -19,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 import pymysql
 from pymysql.constants import ER
+
+from topicspider.exceptions import TopicSpiderError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -103,12 +109,13 @@ class Table:
 
     def parameters(self, record: Mapping[str, Any]) -> tuple[Any, ...]:
         """The upsert's parameters for ``record``: each text cut to what its column holds,
-        the hashes of the URLs as they are stored."""
-        row = {name: self.fit(name, record[name]) for name in self.fields}
+        the hashes of the URLs whole — two URLs that differ only past what their column
+        holds are two rows, not one overwriting the other."""
         hashes = (
-            hashlib.sha1(row[name].encode(), usedforsecurity=False).digest() for name in self.hashed
+            hashlib.sha1(record[name].encode(), usedforsecurity=False).digest()
+            for name in self.hashed
         )
-        return (*hashes, *row.values())
+        return (*hashes, *(self.fit(name, record[name]) for name in self.fields))
 
     def fit(self, name: str, value: Any) -> Any:
         """``value`` of field ``name``, cut to what its column holds (strict SQL mode would
@@ -157,9 +164,54 @@ TABLES = {
 }
 
 
+class SchemaError(TopicSpiderError):
+    """Tables made by an older version lack columns the upserts write: every write would
+    fail, and be retried, as if the database were away. The message says how to add them."""
+
+    def __init__(self, missing: Mapping[str, list[str]]) -> None:
+        lacks = ", ".join(
+            f"{table} has no column{'s' * (len(columns) > 1)} {' and '.join(columns)}"
+            for table, columns in missing.items()
+        )
+        fixes = " and ".join(
+            f'"{add_columns(table, columns)}"' for table, columns in missing.items()
+        )
+        super().__init__(
+            f"the tables were made by an older topicspider: {lacks}: run {fixes}, "
+            "or use a new database"
+        )
+
+
 def create_tables(cursor: Cursor) -> None:
+    """Create the tables that do not exist; raise :class:`SchemaError` if one that does
+    lacks a column the upserts write."""
     for statement in CREATE_TABLES:
         cursor.execute(statement)
+    cursor.execute(
+        "SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.COLUMNS "
+        "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN %s",
+        (tuple(TABLES),),
+    )
+    present = {(table.lower(), column.lower()) for table, column in cursor.fetchall()}
+    missing = {
+        name: [column for column in table.columns if (name, column) not in present]
+        for name, table in TABLES.items()
+    }
+    if any(missing.values()):
+        raise SchemaError({table: columns for table, columns in missing.items() if columns})
+
+
+def add_columns(table: str, columns: Iterable[str]) -> str:
+    """The ``ALTER TABLE`` that adds ``columns`` to ``table`` as :data:`CREATE_TABLES`
+    defines them.
+
+    >>> add_columns(LINKS, ["anchor", "followed"])
+    'ALTER TABLE `links` ADD COLUMN `anchor` TEXT NOT NULL, ADD COLUMN `followed` BOOLEAN NOT NULL'
+    """
+    create = dict(zip(TABLES, CREATE_TABLES, strict=True))[table]
+    definitions = dict(re.findall(r"^ +`?(\w+)`? (.+?),?$", create, re.MULTILINE))
+    adds = ", ".join(f"ADD COLUMN `{column}` {definitions[column]}" for column in columns)
+    return f"ALTER TABLE `{table}` {adds}"
 
 
 #: Error codes that say a row's data is bad, not that the database is away; pymysql raises

@@ -168,7 +168,8 @@ class MySQLPipeline:
         return pipeline
 
     async def open_spider(self, spider: Spider | None = None) -> None:
-        """Lock the spool and create the tables; if either fails, the crawl does not start."""
+        """Lock the spool and create the tables; if either fails, or tables an older version
+        made lack columns, the crawl does not start."""
         spider = spider or (self.crawler and self.crawler.spider)
         self.crawl_id = self.crawl_id or default_crawl_id(spider)
         try:
@@ -187,7 +188,7 @@ class MySQLPipeline:
         pool.connectionFactory = _Connection
         try:
             await maybe_deferred_to_future(pool.runWithConnection(_create_tables))
-        except pymysql.Error as exc:
+        except (pymysql.Error, schema.SchemaError) as exc:
             pool.close()
             self.spool.close()
             raise self._unavailable(
