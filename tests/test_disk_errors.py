@@ -6,12 +6,15 @@ The folders are real small file systems (tmpfs) the test mounts, as root does on
 from __future__ import annotations
 
 import json
+import logging
 import re
 import subprocess
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
 
+from tests.test_pipelines_files import close, make_page, make_pipeline, read_index, store
 from tests.test_spider import crawl_command, scrapy
 
 
@@ -102,3 +105,35 @@ def test_read_only_pages_folder_is_named_and_nothing_is_fetched_for_nothing(
     assert "Read-only file system" in result.stderr
     assert "'finish_reason': 'pages_dir_error'" in result.stderr
     assert result.returncode == 1
+
+
+def test_an_index_a_full_disk_cannot_tidy_still_describes_every_page(small_fs, caplog):
+    """A page stored again is listed twice until the crawl ends; with no room left to
+    rewrite the index, it stays so, the last line giving the charset of the file."""
+    pages = small_fs("64k")
+    url = "https://example.cn/a.html"
+    for body, charset in (("足球".encode("gbk"), "gb18030"), ("足球".encode(), "utf-8")):
+        pipeline = make_pipeline(pages)
+        pipeline.open_spider()
+        store(pipeline, make_page(url, body, charset))
+        if charset == "utf-8":
+            fill(pages)
+        with caplog.at_level(logging.ERROR):
+            close(pipeline)
+    assert f"Cannot rewrite {pages / 'index.jsonl'} to list each page once" in caplog.text
+    assert "No space left on device" in caplog.text
+    assert [line["charset"] for line in read_index(pages)] == ["gb18030", "utf-8"]
+    assert sorted(p.name for p in pages.iterdir()) == ["example.cn", "filler", "index.jsonl"]
+
+    (pages / "filler").unlink()
+    pipeline = make_pipeline(pages)
+    pipeline.open_spider()
+    close(pipeline)
+    assert [line["charset"] for line in read_index(pages)] == ["utf-8"]
+
+
+def fill(folder: Path) -> None:
+    """Take all the room left on the file system of ``folder``."""
+    with suppress(OSError), (folder / "filler").open("wb", buffering=0) as filler:
+        while True:
+            filler.write(b"x" * 4096)

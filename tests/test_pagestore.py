@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 from topicspider.frames import frame, read_frame
-from topicspider.pagestore import PageStore
+from topicspider.pagestore import PageStore, tidy_index
 
 RECORD = {"url": "https://example.cn/a.html", "title": "足球", "relevance": 0.5, "depth": 1}
 
@@ -24,7 +24,7 @@ def test_the_page_writer_process_writes_pages_and_answers_with_their_paths(tmp_p
     (tmp_path / "blocked.example").write_text("a file where a folder must go")
     requests = [
         (1, ("https://example.cn/新闻/a.html", "足球".encode("gbk"), RECORD)),
-        (2, ("https://example.cn/新闻/a.html", b"again", None)),
+        (2, ("https://example.cn/新闻/a.html", b"again", {**RECORD, "title": "again"})),
         (3, ("https://blocked.example/a.html", b"x", {**RECORD, "url": "blocked"})),
         (4, ("https://example.cn/later.html", b"x", RECORD)),
     ]
@@ -45,8 +45,11 @@ def test_the_page_writer_process_writes_pages_and_answers_with_their_paths(tmp_p
     assert "earlier failure" in refusal
     assert (tmp_path / "example.cn" / "新闻" / "a.html").read_bytes() == b"again"
     assert not (tmp_path / "example.cn" / "later.html").exists()
-    lines = (tmp_path / "index.jsonl").read_text("utf-8").splitlines()
-    assert [json.loads(line)["path"] for line in lines] == ["example.cn/新闻/a.html"]
+    lines = [
+        json.loads(line) for line in (tmp_path / "index.jsonl").read_text("utf-8").splitlines()
+    ]
+    assert [line["path"] for line in lines] == ["example.cn/新闻/a.html"] * 2
+    assert lines[-1]["title"] == "again"  # the line of the bytes on disk comes last
 
 
 def test_a_temporary_file_left_by_a_killed_writer_is_written_over(tmp_path):
@@ -59,3 +62,27 @@ def test_a_temporary_file_left_by_a_killed_writer_is_written_over(tmp_path):
     store.close()
     assert (tmp_path / "example.cn" / "a.html").read_bytes() == b"whole"
     assert sorted(p.name for p in (tmp_path / "example.cn").iterdir()) == ["a.html"]
+
+
+def test_tidy_index_lists_each_url_once_where_it_was_first(tmp_path):
+    index = tmp_path / "index.jsonl"
+    lines = [
+        '{"url": "a", "charset": "gb18030"}',
+        "not json, kept as it was",
+        '{"url": "b"}',
+        '{"url": "a", "charset": "utf-8"}',
+    ]
+    index.write_text("\n".join(lines) + '\n{"url": "torn', "utf-8")
+    (tmp_path / "~tmp-index.jsonl.part").write_text("half an index a killed crawl left")
+    assert tidy_index(index) == {"a", "b"}
+    assert index.read_text("utf-8").splitlines() == [lines[3], lines[1], lines[2]]
+    assert [p.name for p in tmp_path.iterdir()] == ["index.jsonl"]
+
+
+def test_tidy_index_leaves_a_tidy_index_alone(tmp_path):
+    index = tmp_path / "index.jsonl"
+    assert tidy_index(index) == set()
+    index.write_text('{"url": "a"}\n{"url": "b"}\n', "utf-8")
+    before = index.stat()
+    assert tidy_index(index) == {"a", "b"}
+    assert (index.stat().st_ino, index.stat().st_mtime_ns) == (before.st_ino, before.st_mtime_ns)

@@ -101,6 +101,56 @@ def test_pages_are_replaced_and_the_index_lists_each_url_once(tmp_path):
     ]
 
 
+def test_a_page_fetched_again_is_described_by_its_new_line(tmp_path):
+    """A site moved from GBK to UTF-8 between two crawls into one folder: the index gives
+    the charset (and title, time) of the bytes on disk, and lists the page once."""
+    url = "https://example.cn/新闻/足球.html"
+    pipeline = make_pipeline(tmp_path)
+    pipeline.open_spider()
+    store(pipeline, make_page(url, HTML.encode("gbk"), "gb18030"))
+    store(pipeline, make_page("https://example.cn/other.html"))
+    close(pipeline)
+
+    moved = make_page(url, HTML.replace("足球比赛", "足球新闻").encode("utf-8"), "utf-8")
+    moved.title, moved.fetched_at = "足球新闻", "2024-06-01T08:00:00+00:00"
+    pipeline = make_pipeline(tmp_path)
+    pipeline.open_spider()
+    store(pipeline, moved)
+    during = [line for line in read_index(tmp_path) if line["url"] == url]
+    close(pipeline)
+
+    assert during[-1]["charset"] == "utf-8"
+    index = read_index(tmp_path)
+    assert [line["url"] for line in index] == [url, "https://example.cn/other.html"]
+    assert index[0] == {field: getattr(moved, field) for field in INDEX_FIELDS}
+    page = (tmp_path / index[0]["path"]).read_bytes().decode(index[0]["charset"])
+    assert index[0]["title"] in page
+    assert pipeline.stats.get_value("topic/stored/refreshed") == 1
+
+
+def test_a_page_a_killed_crawl_listed_twice_is_listed_once_by_the_next(tmp_path):
+    """Killed before it could tidy the index, a crawl leaves a page stored again listed
+    twice (the last line is the one that describes the file)."""
+    first, second = "https://example.cn/a.html", "https://example.cn/b.html"
+    lines = [
+        {"url": first, "charset": "gb18030"},
+        {"url": second, "charset": "utf-8"},
+        {"url": first, "charset": "utf-8"},
+    ]
+    (tmp_path / "index.jsonl").write_bytes(
+        "".join(json.dumps(line) + "\n" for line in lines).encode() + b'{"url": "https:'
+    )
+    pipeline = make_pipeline(tmp_path)
+    pipeline.open_spider()
+    store(pipeline, make_page("https://example.cn/c.html"))
+    close(pipeline)
+    index = read_index(tmp_path)
+    assert [line["url"] for line in index] == [first, second, "https://example.cn/c.html"]
+    assert index[0]["charset"] == "utf-8"
+    assert pipeline.stats.get_value("topic/stored") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["example.cn", "index.jsonl"]
+
+
 def test_dict_items_work_too(tmp_path):
     pipeline = make_pipeline(tmp_path)
     pipeline.open_spider()

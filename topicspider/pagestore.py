@@ -11,6 +11,7 @@ import errno
 import itertools
 import json
 import os
+from collections.abc import Iterator
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -29,8 +30,10 @@ class PageStore:
     A page goes to a temporary file renamed into place, and its index line follows
     in one ``write()``, cut off again if it falls short: a crash of the crawler
     leaves no half page and no half line, and every indexed page is whole.
-    After the first failure it refuses every later page, so that none is stored
-    behind a page that was lost.
+    A page written again gets a new line too, so that the last line of a URL always
+    describes the bytes on disk (its charset may have changed); :func:`tidy_index`
+    then lists it once. After the first failure it refuses every later page, so that
+    none is stored behind a page that was lost.
     """
 
     def __init__(self, pages_dir: str | os.PathLike[str]) -> None:
@@ -40,16 +43,15 @@ class PageStore:
         self._pid = os.getpid()
         self._temps = itertools.count()
 
-    def write(self, url: str, body: bytes, record: dict[str, Any] | None) -> str:
-        """Write the page of ``url``, then ``record`` as its index line (unless None, for a
-        page indexed already); return the page's path (see :func:`url_to_path`)."""
+    def write(self, url: str, body: bytes, record: dict[str, Any]) -> str:
+        """Write the page of ``url``, then ``record`` as its index line; return the page's
+        path (see :func:`url_to_path`)."""
         if self._failed is not None:
             raise OSError(errno.ECANCELED, f"Not stored after an earlier failure: {self._failed}")
         path = url_to_path(url)
         try:
             self._write_page(path, body)
-            if record is not None:
-                self._append(_index_line(record, path))
+            self._append(_index_line(record, path))
         except OSError as exc:
             self._failed = exc
             raise
@@ -94,6 +96,59 @@ class PageStore:
             with suppress(OSError):
                 self._index.truncate(end)
             raise
+
+
+def tidy_index(index: Path) -> set[str]:
+    """Make ``index`` list each URL once, and return its URLs.
+
+    A line torn by a crash is dropped, and the lines of a page written again are
+    replaced by the last one, in the place of the first, so the order of the pages stays
+    that of their first storing. The index is rewritten (temporary file, ``fsync``,
+    rename) only if it changes, and a crash leaves it as it was before or after.
+    """
+    temp = index.with_name(f"~tmp-{index.name}.part")
+    if temp.exists():  # left by a crawl killed while it tidied
+        temp.unlink()
+    try:
+        data = index.read_bytes()
+    except FileNotFoundError:
+        return set()
+    *lines, torn = data.split(b"\n")
+    rows = [(_url_of(line), line) for line in lines]
+    latest = {url: line for url, line in rows if url is not None}
+    if torn or len(latest) < sum(url is not None for url, _ in rows):
+        _replace(index, temp, b"".join(_tidied(rows, latest)))
+    return set(latest)
+
+
+def _url_of(line: bytes) -> str | None:
+    with suppress(ValueError):
+        return json.loads(line)["url"]
+    return None
+
+
+def _tidied(rows: list[tuple[str | None, bytes]], latest: dict[str, bytes]) -> Iterator[bytes]:
+    """Each URL's last line where its first was; lines without a URL as they were."""
+    listed: set[str] = set()
+    for url, line in rows:
+        if url is None:
+            yield line + b"\n"
+        elif url not in listed:
+            listed.add(url)
+            yield latest[url] + b"\n"
+
+
+def _replace(file: Path, temp: Path, data: bytes) -> None:
+    try:
+        with temp.open("wb") as new:
+            new.write(data)
+            new.flush()
+            os.fsync(new.fileno())
+        os.replace(temp, file)
+    except BaseException:
+        with suppress(OSError):
+            temp.unlink()
+        raise
 
 
 def _index_line(record: dict[str, Any], path: str) -> bytes:

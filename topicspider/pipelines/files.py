@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import fcntl
-import json
 import logging
 import os
-from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +15,7 @@ from scrapy.utils.reactor import is_reactor_installed
 
 from topicspider.children import Child, ChildDied, ChildFailed
 from topicspider.exceptions import ConfigError
-from topicspider.pagestore import INDEX_FIELDS, PageStore
+from topicspider.pagestore import INDEX_FIELDS, PageStore, tidy_index
 from topicspider.paths import INDEX_NAME
 from topicspider.pipelines import close_crawl
 
@@ -95,6 +93,7 @@ class FilesystemPipeline:
         self.stats = stats
         self.crawler = crawler
         self._indexed: set[str] = set()
+        self._refreshed = False
         self._failed = False
         self._not_stored: list[str] = []
         self._store: PageStore | None = None
@@ -117,8 +116,7 @@ class FilesystemPipeline:
         try:
             self.pages_dir.mkdir(parents=True, exist_ok=True)
             self._lock = _lock(self.pages_dir)
-            _cut_torn_line(self.pages_dir / INDEX_NAME)
-            self._indexed = _indexed_urls(self.pages_dir / INDEX_NAME)
+            self._indexed = tidy_index(self.pages_dir / INDEX_NAME)
             store = PageStore(self.pages_dir)  # fails here on a folder it cannot write
         except OSError as exc:
             self._unlock()
@@ -133,14 +131,17 @@ class FilesystemPipeline:
 
     async def close_spider(self, spider: Spider | None = None) -> None:
         """Every page handed over is written first (Scrapy closes pipelines once no
-        item is left in them); then the accepted pages that could not be, if any, are
-        named in one line, to be fetched again."""
+        item is left in them), and the index lists each page once again; then the
+        accepted pages that could not be stored, if any, are named in one line, to be
+        fetched again."""
         if self._writer is not None:
             writer, self._writer = self._writer, None
             await maybe_deferred_to_future(writer.close())
         if self._store is not None:
             self._store.close()
             self._store = None
+        if self._refreshed:
+            self._tidy_index()
         self._unlock()
         if self._not_stored:
             self.stats.set_value("topic/not_stored", len(self._not_stored))
@@ -152,18 +153,18 @@ class FilesystemPipeline:
             )
 
     async def process_item(self, item: Any, spider: Spider | None = None) -> Any:
-        """Store the page and, if its URL is new to the index, its line. The first
-        failure stops all storing: later pages are dropped."""
+        """Store the page and its index line. The first failure stops all storing:
+        later pages are dropped."""
         adapter = ItemAdapter(item)
         url = adapter["url"]
         if self._failed:
             self._not_stored.append(url)
             raise self._dropped()
         # Fetched again (a crawl resumed after a crash, or run again into the same
-        # folder), the page file is refreshed; the index keeps one line per URL.
+        # folder), the page file is refreshed, and so is its line (see close_spider).
         new = url not in self._indexed
         self._indexed.add(url)
-        record = {field: adapter.get(field) for field in INDEX_FIELDS} if new else None
+        record = {field: adapter.get(field) for field in INDEX_FIELDS}
         try:
             if self._writer is not None:
                 path = await maybe_deferred_to_future(
@@ -182,8 +183,25 @@ class FilesystemPipeline:
             self._closing = close_crawl(self.crawler, CLOSE_REASON)
             raise DropItem(str(error)) from exc
         adapter["path"] = path
-        self.stats.inc_value("topic/stored" if new else "topic/stored/refreshed")
+        if new:
+            self.stats.inc_value("topic/stored")
+        else:
+            self._refreshed = True
+            self.stats.inc_value("topic/stored/refreshed")
         return item
+
+    def _tidy_index(self) -> None:
+        """Until this runs (or the next crawl into the folder), a page stored again is
+        listed twice, its last line describing the file."""
+        try:
+            tidy_index(self.pages_dir / INDEX_NAME)
+        except OSError as exc:
+            logger.error(
+                "Cannot rewrite %s to list each page once (the last line of a URL is the "
+                "one that describes its page): %s",
+                (self.pages_dir / INDEX_NAME).absolute(),
+                exc,
+            )
 
     def _unlock(self) -> None:
         if self._lock is not None:
@@ -219,22 +237,3 @@ def _reactor_running() -> bool:
     from twisted.internet import reactor
 
     return bool(reactor.running)  # type: ignore[attr-defined]
-
-
-def _indexed_urls(index: Path) -> set[str]:
-    """URLs the index already lists (a torn last line, from a crash, is ignored)."""
-    urls: set[str] = set()
-    with suppress(FileNotFoundError), index.open("rb") as lines:
-        for line in lines:
-            with suppress(ValueError):
-                urls.add(json.loads(line)["url"])
-    return urls
-
-
-def _cut_torn_line(index: Path) -> None:
-    """A crash in the middle of a line leaves it without its newline: drop that tail, so the
-    next line does not run on from it."""
-    with suppress(FileNotFoundError), index.open("r+b") as file:
-        data = file.read()
-        if data and not data.endswith(b"\n"):
-            file.truncate(data.rfind(b"\n") + 1)
