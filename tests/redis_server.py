@@ -1,7 +1,8 @@
 """A real ``redis-server`` for the tests: 127.0.0.1, a free port, its own folder.
 
 No RDB snapshots (``--save ""``); an append-only file instead, so that a server stopped and
-started again on the same port and folder comes back with its data, as in production.
+started again on the same port and folder comes back with its data, as in production; or,
+with ``restart_empty()``, without it, as a Redis run without persistence.
 """
 
 from __future__ import annotations
@@ -106,6 +107,13 @@ class RedisServer:
                 pass
             time.sleep(0.05)
         return False
+
+    def restart_empty(self) -> None:
+        """Stop, and start again on the same port without the data: a Redis that keeps
+        none on disk, restarted."""
+        self.stop()
+        shutil.rmtree(self.directory / "appendonlydir")
+        self.start()
 
     def stop(self, sig: int = signal.SIGTERM) -> None:
         """SIGTERM: Redis writes its append-only file and exits, as on a normal shutdown."""

@@ -1,5 +1,6 @@
-"""REDIS_URL in messages: the password masked, whatever the URL's mistakes. Redis refusing
-commands for a while (a failed save, missing replicas, a long script) is an outage."""
+"""REDIS_URL in messages: the password masked, whatever the URL's mistakes. A URL Redis
+cannot serve stops a worker before its crawl. Redis refusing commands for a while (a failed
+save, missing replicas, a long script) is an outage."""
 
 from __future__ import annotations
 
@@ -14,10 +15,14 @@ from contextlib import contextmanager
 import pytest
 import redis
 from redis_server import RedisServer, new_crawl
+from scrapy.settings import Settings
 
+from topicspider import settings as project_settings
+from topicspider.exceptions import ConfigError
+from topicspider.keywords import load_keywords
 from topicspider.redis import connection
 from topicspider.redis.connection import UNAVAILABLE, masked_url
-from topicspider.redis.crawl import CrawlRecord
+from topicspider.redis.crawl import CrawlRecord, check_settings
 from topicspider.redis.learning import LearningSync
 from topicspider.redis.patterns import SharedPatternStats
 from topicspider.redis.simhashes import SharedSimHashIndex
@@ -48,6 +53,60 @@ def test_no_part_of_the_password_shows(url):
     assert "hunter2" not in shown
     assert "***@" in shown
     assert shown.endswith(url.rpartition("@")[2])
+
+
+def refusal(url: str) -> str:
+    """Why a worker with this ``REDIS_URL`` does not start."""
+    settings = Settings()
+    settings.setmodule(project_settings)
+    settings.set("REDIS_URL", url)
+    with pytest.raises(ConfigError) as refused:
+        check_settings(settings, "topic", load_keywords("sports"))
+    return str(refused.value)
+
+
+@contextmanager
+def password_required(server: RedisServer) -> Iterator[None]:
+    """``requirepass``: Redis asks every new connection for a password."""
+    admin = redis.Redis(host="127.0.0.1", port=server.port, single_connection_client=True)
+    admin.config_set("requirepass", "hunter2-pw")
+    try:
+        yield
+    finally:
+        admin.config_set("requirepass", "")
+        admin.close()
+
+
+def test_a_url_redis_cannot_serve_stops_the_worker_before_its_crawl(redis_server):
+    """A database Redis does not have, a path that is no database number, a password Redis
+    asks for and the URL does not give, a user Redis's ACL does not let run scripts: one
+    line each, before the crawl. Before, the first and the last stopped the worker with
+    tracebacks, the second crawled in database 0, and the third said ``HELLO must be called
+    with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option
+    can be used…``."""
+    at = f"127.0.0.1:{redis_server.port}"
+    assert refusal(f"redis://{at}/99") == (
+        f"Redis at redis://{at}/99 (REDIS_URL) refused this worker (DB index is out of range);"
+        " the crawl does not start"
+    )
+    assert refusal(f"redis://:hunter2-pw@{at}/crawl2") == (
+        f"REDIS_URL='redis://:***@{at}/crawl2': the path is a database number, as in"
+        " redis://host:6379/0"
+    )
+    with password_required(redis_server):
+        assert refusal(f"redis://{at}/0") == (
+            f"Redis at redis://{at}/0 (REDIS_URL) refused this worker (it asks for a password,"
+            " and REDIS_URL gives none); the crawl does not start"
+        )
+    admin = redis_server.client()
+    admin.execute_command("ACL", "SETUSER", "noscripts", "on", ">pw", "~*", "+@all", "-@scripting")
+    try:
+        assert refusal(f"redis://noscripts:pw@{at}/0") == (
+            f"Redis at redis://noscripts:***@{at}/0 (REDIS_URL) refused this worker (this user"
+            " has no permissions to run the 'evalsha' command); the crawl does not start"
+        )
+    finally:
+        admin.execute_command("ACL", "DELUSER", "noscripts")
 
 
 def wait_for(condition, what: str, timeout: float = 20) -> None:

@@ -22,6 +22,7 @@ from scrapy.utils.test import get_crawler
 from demo.site import serve
 from tests.test_spider import crawl_command, paths, read_jsonl, scrapy, start_scrapy
 from topicspider.redis.connection import get_client
+from topicspider.redis.crawl import CrawlRecord
 from topicspider.redis.queue import RedisFrontier
 
 #: Four download slots of one connection each, one request per slot every 0.2 s: up to four
@@ -172,6 +173,7 @@ def test_a_page_is_acknowledged_only_with_the_last_of_its_links(redis_server):
     fetched again instead)."""
     crawler = get_crawler(Spider, {"REDIS_URL": redis_server.url})
     prefix = "topicspider:many-links"
+    CrawlRecord(redis_server.client(), prefix, "many-links").join("", 1, None, has_seeds=True)
     frontier = RedisFrontier(
         get_client(crawler.settings),
         Spider("many-links"),

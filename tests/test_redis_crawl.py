@@ -472,6 +472,35 @@ def test_workers_wait_for_redis_and_resume(site, logged_site, redis_server, sing
     assert not twice, f"fetched more than once: {twice}"
 
 
+def test_workers_stop_when_redis_comes_back_without_the_crawl(logged_site, redis_server, tmp_path):
+    """Redis restarted without its data (run without persistence): before, both workers
+    found nothing queued and nothing in flight and closed as ``finished`` with a quarter of
+    the site fetched, and their round trips made the crawl again in Redis, half empty."""
+    url, access_log = logged_site
+    crawl_id = f"lost-{next(_crawl_ids)}"
+    first = start(tmp_path, "first", url, *SLOW, redis=redis_server, crawl_id=crawl_id)
+    second = start(tmp_path, "second", url, *SLOW, redis=redis_server, crawl_id=crawl_id)
+    wait_until(lambda: registered(redis_server, crawl_id) == 2, "both workers to join the crawl")
+    wait_until(lambda: len(fetched_paths(access_log)) >= 8, "pages to be fetched")
+    assert len(fetched_paths(access_log)) < 40, "restarted Redis too late to prove anything"
+    redis_server.restart_empty()
+    for worker in first, second:
+        assert worker.wait() == 1  # a failed crawl, for a script or cron job
+        errors = [line for line in worker.log.splitlines() if "] ERROR: " in line]
+        assert len(errors) == 1, worker.log[-3000:]
+        assert (
+            f"Crawl '{crawl_id}' is no longer in Redis at 127.0.0.1:{redis_server.port}/0"
+            " (Redis restarted without its data, or the crawl was deleted)" in errors[0]
+        )
+        assert "is finished" not in worker.log
+        assert "Closing spider (crawl_lost)" in worker.log
+        assert ", 0 queued, " in worker.log.split("Finished: ", 1)[1].splitlines()[0]
+        assert "Traceback" not in worker.log
+    prefix = f"topicspider:{crawl_id}"
+    frontier = [f"{prefix}:{key}" for key in ("meta", "req", "workers", "active", "dupefilter")]
+    assert not redis_server.client().exists(*frontier), "the crawl was not made again"
+
+
 @contextmanager
 def full_memory(server: RedisServer) -> Iterator[None]:
     """``maxmemory`` reached: Redis answers every write with OOM."""
@@ -639,6 +668,19 @@ def test_a_worker_with_other_bloom_settings_stops_with_a_clear_error(redis_serve
     )
     assert "this worker has TOPIC_DUPEFILTER=bloom TOPIC_BLOOM_CAPACITY=5000" in errors[0]
     assert "Spider opened" not in worker.log
+
+
+def test_a_database_redis_does_not_have_stops_the_worker_with_one_line(redis_server, tmp_path):
+    """Before: a traceback, and exit status 1."""
+    url = f"redis://127.0.0.1:{redis_server.port}/99"
+    worker = Worker(tmp_path, "stranger", ["-a", "keywords=sports"], [f"REDIS_URL={url}"])
+    assert worker.wait() == 2
+    assert "Traceback" not in worker.log
+    errors = [line for line in worker.log.splitlines() if "error" in line.lower()]
+    assert errors == [
+        f"topicspider: error: Redis at {url} (REDIS_URL) refused this worker (DB index is out"
+        " of range); the crawl does not start"
+    ]
 
 
 def test_an_idle_worker_waits_for_work_in_flight_then_leaves(redis_server, tmp_path):

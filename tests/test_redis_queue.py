@@ -21,7 +21,7 @@ from topicspider.redis.connection import get_client
 from topicspider.redis.crawl import CrawlRecord, check_settings
 from topicspider.redis.dupefilter import RedisBloomDupeFilter, RedisTopicDupeFilter, seen_set
 from topicspider.redis.partitions import partition_of
-from topicspider.redis.queue import CHECK, FORCE, RedisFrontier
+from topicspider.redis.queue import CHECK, FORCE, CrawlGone, RedisFrontier
 
 PROJECT = {
     name: getattr(project_settings, name) for name in dir(project_settings) if name.isupper()
@@ -61,9 +61,12 @@ def crawler(redis_server, prefix):
 
 
 @pytest.fixture
-def make_frontier(crawler, prefix):
+def make_frontier(crawler, prefix, redis_server):
+    """Workers' frontiers of the test's crawl, which exists in Redis as the first worker,
+    given seeds, creates it."""
     spider = QueueSpider()
     made = []
+    CrawlRecord(redis_server.client(), prefix, prefix).join("", 1, None, has_seeds=True)
 
     def make(
         worker="w1",
@@ -340,6 +343,25 @@ def test_leaving_gives_back_what_was_not_started_and_resync_what_was_lost(make_f
     other._buffer.clear()  # the answer to this pop was lost on the way
     assert other.resync() == 2
     assert take(other) == ["p1", "p2", "p3", "p4"]
+
+
+def test_a_crawl_gone_from_redis_is_not_made_again(make_frontier, redis_server, prefix):
+    """Deleted (``redis-cli del``), or Redis restarted without its data: a worker's round
+    trips and heartbeat change nothing and say so. Before, they made a crawl again around
+    the links sent, with an empty seen-set, and the workers called it finished when those
+    ran out."""
+    frontier = make_frontier()
+    frontier.push(request("p", 0.5))
+    frontier.step(wanted=1)
+    page = frontier.pop()
+    admin = redis_server.client()
+    admin.delete(*admin.keys(f"{prefix}:*"))
+    frontier.push(request("q", 0.4))
+    with pytest.raises(CrawlGone):
+        frontier.step(done=[page], wanted=1)
+    with pytest.raises(CrawlGone):
+        frontier.heartbeat(60)
+    assert not admin.keys(f"{prefix}:*")
 
 
 def test_crawl_record_created_joined_and_checked(redis_server, prefix):

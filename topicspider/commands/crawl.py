@@ -12,7 +12,7 @@ from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 
 from topicspider.exceptions import TopicSpiderError
 from topicspider.pipelines import files, mysql
-from topicspider.redis.scheduler import MISMATCH_REASON
+from topicspider.redis.scheduler import LOST_REASON, MISMATCH_REASON
 
 if TYPE_CHECKING:
     import argparse
@@ -21,7 +21,13 @@ logger = logging.getLogger(__name__)
 
 #: Close reasons of a crawl that stopped on an error, not because it was done or stopped.
 FAILED = frozenset(
-    {files.CLOSE_REASON, mysql.CLOSE_REASON, mysql.SPOOL_CLOSE_REASON, MISMATCH_REASON}
+    {
+        files.CLOSE_REASON,
+        mysql.CLOSE_REASON,
+        mysql.SPOOL_CLOSE_REASON,
+        MISMATCH_REASON,
+        LOST_REASON,
+    }
 )
 
 
@@ -35,8 +41,8 @@ class Command(ScrapyCrawlCommand):
     log file: that is where a scrapyd user looks, not at the process's stderr.
 
     A crawl that stopped on an error (see ``FAILED``: a pages folder it cannot write, a
-    database it cannot use) exits with status 1, so that a script or cron job can tell it
-    from a crawl that ended well."""
+    database it cannot use, a crawl gone from Redis) exits with status 1, so that a script
+    or cron job can tell it from a crawl that ended well."""
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if len(args) == 1:

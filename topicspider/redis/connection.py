@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from redis._parsers import BaseParser
 from redis.backoff import NoBackoff
@@ -35,6 +37,7 @@ __all__ = [
     "get_client",
     "key_prefix",
     "masked_url",
+    "names_a_database",
 ]
 
 logger = logging.getLogger(__name__)
@@ -131,6 +134,25 @@ def get_client(settings: BaseSettings) -> Redis:
     """
     params = {"retry": Retry(NoBackoff(), 0), **settings.getdict("REDIS_PARAMS")}
     return get_redis(url=settings.get("REDIS_URL"), **params)
+
+
+def names_a_database(url: str) -> bool:
+    """Whether the path of a ``redis://`` URL is a database number, or empty (database 0).
+    redis-py takes any other path for database 0, so that crawls meant for two databases
+    would share one.
+
+    >>> names_a_database("redis://:p/w@redis-host:6379/3"), names_a_database("redis://h")
+    (True, True)
+    >>> names_a_database("redis://redis-host/crawl2"), names_a_database("redis://h/1/2")
+    (False, False)
+    >>> names_a_database("redis://h/3/"), names_a_database("unix:///run/redis.sock?db=2")
+    (True, True)
+    """
+    scheme, _, rest = url.partition("://")
+    if scheme not in ("redis", "rediss"):
+        return True
+    path = urlsplit("//" + rest.rpartition("@")[2]).path
+    return re.fullmatch(r"/?(\d+/?)?", path) is not None
 
 
 def address(server: Redis) -> str:

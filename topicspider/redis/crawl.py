@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from redis.exceptions import AuthenticationError
+from redis.exceptions import AuthenticationError, ResponseError
 
 from topicspider.exceptions import ConfigError
 from topicspider.redis.connection import (
@@ -21,10 +21,11 @@ from topicspider.redis.connection import (
     get_client,
     key_prefix,
     masked_url,
+    names_a_database,
 )
 from topicspider.redis.dupefilter import EXACT, seen_set
 from topicspider.redis.partitions import parse_worker_partitions
-from topicspider.redis.scripts import JOIN
+from topicspider.redis.scripts import JOIN, READ_RECORD
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -54,6 +55,7 @@ class CrawlRecord:
         self.prefix = prefix
         self.name = name
         self._join = server.register_script(JOIN)
+        self._read = server.register_script(READ_RECORD)
 
     def join(
         self,
@@ -101,9 +103,7 @@ class CrawlRecord:
     def stored(self) -> tuple[str, int, str] | None:
         """The keyword vector (``KeywordVector.to_text()``), the number of partitions and the
         seen-set of the crawl, if there is a crawl."""
-        keywords, partitions, seen = self.server.hmget(
-            f"{self.prefix}:meta", ["keywords", "partitions", "dupefilter"]
-        )
+        keywords, partitions, seen = self._read(keys=[f"{self.prefix}:meta"])
         if keywords is None:
             return None
         return keywords.decode(), int(partitions), seen.decode() if seen is not None else EXACT
@@ -137,15 +137,28 @@ def _seen_differs(name: str, stored: str, given: str) -> str:
     )
 
 
+def _refused(url: str, reason: str) -> str:
+    return (
+        f"Redis at {masked_url(url)} (REDIS_URL) refused this worker ({reason.rstrip('.')});"
+        " the crawl does not start"
+    )
+
+
 def check_settings(settings: BaseSettings, spider_name: str, keywords: KeywordVector) -> None:
-    """Before a worker starts: the partition and dupefilter settings make sense, Redis
-    accepts the credentials, and the keywords and seen-set match the crawl's if it exists
-    already. Raise ``ConfigError`` otherwise, naming ``REDIS_URL`` with its password
-    masked. If Redis cannot be reached, the worker starts anyway and waits for it."""
+    """Before a worker starts: the partition and dupefilter settings make sense, ``REDIS_URL``
+    names a database Redis has, Redis accepts the credentials and lets the user run the
+    crawl's scripts, and the keywords and seen-set match the crawl's if it exists already.
+    Raise ``ConfigError`` otherwise, naming ``REDIS_URL`` with its password masked. If Redis
+    cannot be reached, the worker starts anyway and waits for it."""
     partitions = settings.getint("TOPIC_PARTITIONS")
     parse_worker_partitions(settings.getlist("TOPIC_WORKER_PARTITIONS"), partitions)
     seen = seen_set(settings)
     url = settings.get("REDIS_URL")
+    if not names_a_database(url):
+        raise ConfigError(
+            f"REDIS_URL={masked_url(url)!r}: the path is a database number, as in"
+            " redis://host:6379/0"
+        )
     try:
         server = get_client(settings)
     except ValueError as error:
@@ -156,12 +169,14 @@ def check_settings(settings: BaseSettings, spider_name: str, keywords: KeywordVe
     try:
         stored = record.stored()
     except AuthenticationError as error:  # a ConnectionError, but waiting will not help
-        raise ConfigError(
-            f"Redis at {masked_url(url)} (REDIS_URL) refused this worker"
-            f" ({str(error).rstrip('.')}); the crawl does not start"
-        ) from None
+        # Asked for none, Redis's answer is about its HELLO command, not about a password.
+        given = server.connection_pool.connection_kwargs.get("password")
+        reason = str(error) if given else "it asks for a password, and REDIS_URL gives none"
+        raise ConfigError(_refused(url, reason)) from None
     except UNAVAILABLE:
         return
+    except ResponseError as error:  # a database it does not have, an ACL that denies a command
+        raise ConfigError(_refused(url, str(error))) from None
     finally:
         record.server.close()
     if stored is None:

@@ -31,9 +31,10 @@ from typing import TYPE_CHECKING
 from scrapy.utils.httpobj import urlparse_cached
 from scrapy_redis.queue import Base
 
+from topicspider.exceptions import TopicSpiderError
 from topicspider.pqueues import score_of
 from topicspider.redis.partitions import partition_of
-from topicspider.redis.scripts import HEARTBEAT, LEAVE, STEP
+from topicspider.redis.scripts import GONE, HEARTBEAT, LEAVE, STEP
 from topicspider.sentlinks import make_room
 
 if TYPE_CHECKING:
@@ -46,13 +47,18 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["CHECK", "FORCE", "NEW", "RESCORE", "RedisFrontier", "Step"]
+__all__ = ["CHECK", "FORCE", "NEW", "RESCORE", "CrawlGone", "RedisFrontier", "Step"]
 
 #: How a pushed request meets the dupefilter (see ``RedisFrontier.push``).
 CHECK, NEW, RESCORE, FORCE = "c", "n", "r", "f"
 
 #: What the step script says happened to each push.
 _DUPLICATE, _ADDED, _RAISED, _QUEUED = 0, 1, 2, 3
+
+
+class CrawlGone(TopicSpiderError):
+    """The crawl is no longer in Redis (restarted without its data, or the crawl deleted):
+    its queued requests and seen URLs are gone. Nothing was changed in Redis."""
 
 
 @dataclass
@@ -217,7 +223,8 @@ class RedisFrontier(Base):
         Leases are acknowledged, or reported with their links queued, only in the step that
         sends the last push (the links a finished request found may be among them), so a
         worker that dies between two steps loses no link: its request is fetched again
-        instead, and no slot chooses before the links are in Redis.
+        instead, and no slot chooses before the links are in Redis. Raise ``CrawlGone`` if
+        the crawl is no longer in Redis.
         """
         pushes = self._pushes[: self.MAX_PUSHES]
         if len(self._pushes) > len(pushes):
@@ -245,9 +252,10 @@ class RedisFrontier(Base):
         args.extend(self.leases[request] for request in downloaded)
         args.append(len(links_queued))
         args.extend(self.leases[request] for request in links_queued)
-        statuses, popped, queued, everywhere, active, acked, bloom_urls, soonest, domains = (
-            self._step(args=args)
-        )
+        reply = self._step(args=args)
+        if reply == GONE:
+            raise CrawlGone
+        statuses, popped, queued, everywhere, active, acked, bloom_urls, soonest, domains = reply
         del self._pushes[: len(pushes)]
         for request in done:
             del self.leases[request]
@@ -288,10 +296,14 @@ class RedisFrontier(Base):
 
         Return how many were given back, and whether this worker still held its lease (if
         not, others took back its requests: the local buffer is dropped, they are queued).
+        Raise ``CrawlGone`` if the crawl is no longer in Redis.
         """
-        reclaimed, known = self._heartbeat(
+        reply = self._heartbeat(
             args=[self.key, self.worker, round(lease * 1000), self.worker_partitions]
         )
+        if reply == GONE:
+            raise CrawlGone
+        reclaimed, known = reply
         if not known:
             self._buffer.clear()
             self.leases.clear()

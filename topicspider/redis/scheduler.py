@@ -14,7 +14,9 @@ the shared frontier (:mod:`topicspider.redis.queue`):
   ``REDIS_IDLE_TIMEOUT``; the crawl is finished when neither is left;
 - **Redis outages**: every round trip that fails for want of Redis is retried later; links
   and acknowledgements wait in memory, the engine waits for requests. One warning, and one
-  line when Redis is back.
+  line when Redis is back;
+- **a crawl gone from Redis** (restarted without its data, or deleted): the worker stops with
+  an error, rather than finish with what little its last pages lead to.
 
 scrapy-redis's own ``Scheduler`` is not used: it pops one request per round trip with no
 notion of download slots, in-flight work or idle workers, and its spiders read seeds with
@@ -54,7 +56,7 @@ from topicspider.redis.connection import (
 from topicspider.redis.crawl import CrawlRecord
 from topicspider.redis.dupefilter import RedisBloomDupeFilter, RedisDupeFilter, seen_set
 from topicspider.redis.partitions import parse_worker_partitions
-from topicspider.redis.queue import CHECK, FORCE, NEW, RESCORE, RedisFrontier, Step
+from topicspider.redis.queue import CHECK, FORCE, NEW, RESCORE, CrawlGone, RedisFrontier, Step
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection
@@ -72,6 +74,8 @@ __all__ = ["RedisScheduler"]
 DOWN = object()
 #: The close reason of a worker whose settings do not match the crawl's in Redis.
 MISMATCH_REASON = "crawl_mismatch"
+#: The close reason of a worker whose crawl is no longer in Redis.
+LOST_REASON = "crawl_lost"
 
 
 class Leases(NamedTuple):
@@ -219,7 +223,7 @@ class RedisScheduler(BaseScheduler):
         spider.allowed_domains = joined.domains or []
         self._domains = set(joined.domains) if joined.domains is not None else None
         if await self._retrying(self.frontier.heartbeat, self.lease) is DOWN:
-            self._refusal = "shutdown"
+            self._refusal = self._refusal or "shutdown"
             return
         self._joined = True
         logger.info(
@@ -251,7 +255,7 @@ class RedisScheduler(BaseScheduler):
         return Deferred.fromCoroutine(self._close(reason))
 
     async def _close(self, reason: str) -> None:
-        if self._joined:
+        if self._joined and not self._refusal:  # a crawl gone from Redis takes nothing back
             wait = max(self.idle_timeout, self.lease)
             deadline = monotonic() + wait
             if (returned := self._redis(self._leave)) is DOWN:
@@ -285,7 +289,7 @@ class RedisScheduler(BaseScheduler):
     # --- the engine's interface ----------------------------------------------------
 
     def has_pending_requests(self) -> bool:
-        return bool(self.frontier.buffered or self.frontier.pending)
+        return not self._refusal and bool(self.frontier.buffered or self.frontier.pending)
 
     def enqueue_request(self, request: Request) -> bool:
         """Buffer the request for the next round trip. False if it is known to be a
@@ -305,6 +309,8 @@ class RedisScheduler(BaseScheduler):
         return True
 
     def next_request(self) -> Request | None:
+        if self._refusal:
+            return None
         if not self.frontier.buffered and self._due():
             self._round_trip()
         request = self.frontier.pop()
@@ -318,6 +324,8 @@ class RedisScheduler(BaseScheduler):
         """Wait while the crawl is not finished; let the spider close once it is."""
         if self._closing or not self._joined:
             return
+        if self._refusal:
+            raise CloseSpider(self._refusal)
         if self._due():
             self._round_trip()
         if self._down_since is not None:
@@ -441,7 +449,8 @@ class RedisScheduler(BaseScheduler):
             self.df.counted(step.bloom_urls)
 
     def _redis(self, operation: Callable[..., Any], *args: Any) -> Any:
-        """Run a Redis operation; if Redis is unavailable, say so once and return DOWN."""
+        """Run a Redis operation; if Redis is unavailable, say so once and return DOWN. DOWN
+        too if the crawl is gone from Redis (see ``_lose``)."""
         self._last_try = monotonic()
         try:
             result = operation(*args)
@@ -456,16 +465,49 @@ class RedisScheduler(BaseScheduler):
                     self.retry_interval,
                 )
             return DOWN
-        if self._down_since is not None:
-            down, self._down_since = monotonic() - self._down_since, None
-            logger.warning("Redis at %s is back after %.1f s", self.where, down)
-            if self._joined and (returned := self._redis(self.frontier.resync)) not in (DOWN, 0):
-                logger.info("Gave back %d requests whose pop was not answered", returned)
+        except CrawlGone:
+            self._back()
+            self._lose()
+            return DOWN
+        self._back()
         return result
 
+    def _back(self) -> None:
+        """Redis answers again: say so, and give back the pops whose answer was lost."""
+        if self._down_since is None:
+            return
+        down, self._down_since = monotonic() - self._down_since, None
+        logger.warning("Redis at %s is back after %.1f s", self.where, down)
+        if self._joined and (returned := self._redis(self.frontier.resync)) not in (DOWN, 0):
+            logger.info("Gave back %d requests whose pop was not answered", returned)
+
+    def _lose(self) -> None:
+        """The crawl, its frontier and seen-set with it, is gone from Redis: hand out no more
+        requests and close once the engine is done with those it has (``spider_idle``).
+        Carrying on would crawl again whatever this worker's last pages lead to, and call
+        the crawl finished when they run out."""
+        if self._refusal:
+            return
+        self._refusal = LOST_REASON
+        self.stats.set_value("topic/queued", 0)
+        logger.error(
+            "Crawl %r is no longer in Redis at %s (Redis restarted without its data, or the"
+            " crawl was deleted): its %d queued requests and its seen URLs are gone, and this"
+            " worker stops. Run Redis with appendonly yes; start the crawl again with a worker"
+            " given seeds",
+            self.record.name,
+            self.where,
+            self.frontier.queued_everywhere,
+        )
+
     async def _retrying(self, operation: Callable[..., Any], *args: Any) -> Any:
-        """Retry until Redis answers, or until the crawl is stopped (Ctrl-C): DOWN then."""
-        while (result := self._redis(operation, *args)) is DOWN and self.crawler.crawling:
+        """Retry until Redis answers, or until the crawl is stopped (Ctrl-C) or gone from
+        Redis: DOWN then."""
+        while (
+            (result := self._redis(operation, *args)) is DOWN
+            and self.crawler.crawling
+            and not self._refusal
+        ):
             await self._sleep(self.retry_interval)
         return result
 

@@ -25,7 +25,8 @@ Keys, under the crawl's prefix ``P`` (``topicspider:<crawl id>``):
 ``P:dupefilter``       set        fingerprints seen (:mod:`topicspider.redis.dupefilter`)
 ``P:bloom``            string     or, with ``TOPIC_DUPEFILTER=bloom``, the bits of a Bloom filter
 ``P:bloom:urls``       string     URLs added to the Bloom filter, by all workers
-``P:meta``             hash       keywords, partitions, stay-on-site flag, dupefilter of the crawl
+``P:meta``             hash       keywords, partitions, stay-on-site flag, dupefilter of the crawl;
+                                  without it there is no crawl (``GONE``)
 ``P:domains``          set        the sites the crawl stays on; it grows when a worker joins with
                                   seeds on other sites or a seed redirects to another host
 ``P:host_pages``       hash       host → pages downloaded from it, by all workers (only with
@@ -52,17 +53,25 @@ from __future__ import annotations
 __all__ = [
     "ADD_MOMENTS",
     "ADD_SIMHASH",
+    "GONE",
     "HEARTBEAT",
     "JOIN",
     "LEAVE",
     "MERGE_BEST",
+    "READ_RECORD",
     "STEP",
     "SYNC_TEMPLATES",
     "TAKE_HOST_PAGE",
 ]
 
+#: What ``STEP`` and ``HEARTBEAT`` answer, changing nothing, when the crawl's record is gone
+#: (Redis restarted without its data, or the crawl was deleted): its frontier and seen-set
+#: went with it, and a worker carrying on would crawl again from the links it happens to find.
+GONE = b"gone"
+
 _COMMON = r"""
 local P = ARGV[1]
+local function gone() return redis.call('EXISTS', P .. ':meta') == 0 end
 local function qkey(slot) return P .. ':q:' .. slot end
 local function tkey(part) return P .. ':tops:' .. part end
 local function now_ms()
@@ -138,6 +147,7 @@ local parts = {}
 for p in string.gmatch(ARGV[6], '[^,]+') do parts[#parts + 1] = p end
 local dupekey, bloom = ARGV[7], ARGV[8] == 'bloom'
 local backlog = tonumber(ARGV[9])
+if gone() then return 'gone' end
 
 local function rescore(fp, neg, blob)
   local entry = redis.call('HGET', P .. ':where', fp)
@@ -340,6 +350,7 @@ HEARTBEAT = (
     _COMMON
     + r"""
 local worker, lease, parts = ARGV[2], tonumber(ARGV[3]), ARGV[4]
+if gone() then return 'gone' end
 local workers = P .. ':workers'
 local now = now_ms()
 local clock = tonumber(redis.call('GET', P .. ':clock') or '0')
@@ -411,6 +422,14 @@ for k = 7, #ARGV do redis.call('SADD', domains, ARGV[k]) end
 local out = {'joined', redis.call('HGET', meta, 'stay_on_site')}
 for _, d in ipairs(redis.call('SMEMBERS', domains)) do out[#out + 1] = d end
 return out
+"""
+
+#: The crawl record's keywords, partitions and seen-set (nils: no crawl). KEYS: ``P:meta``. A
+#: script that reads Redis's clock too, as the frontier's do, so that a user Redis's ACL does
+#: not let run them (``+@scripting``, ``+time``) is refused before the crawl, not in it.
+READ_RECORD = r"""
+redis.call('TIME')
+return redis.call('HMGET', KEYS[1], 'keywords', 'partitions', 'dupefilter')
 """
 
 #: Count a download from a host unless it has had its pages (``TOPIC_MAX_PAGES_PER_HOST``).
