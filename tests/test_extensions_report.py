@@ -7,8 +7,10 @@ import importlib
 import json
 import os
 import re
+import signal
 import struct
 import subprocess
+import threading
 import tracemalloc
 from html import escape
 from pathlib import Path
@@ -21,7 +23,15 @@ from scrapy.utils.test import get_crawler
 
 from demo.crawl import SCRAPY, topic_args
 from tests.httpserver import Handler, serving
-from tests.test_spider import ONE_AT_A_TIME, crawl_command, crawl_seed, read_jsonl, scrapy
+from tests.test_spider import (
+    ONE_AT_A_TIME,
+    crawl_command,
+    crawl_seed,
+    read_jsonl,
+    scrapy,
+    start_scrapy,
+)
+from tests.test_workers import wait_for
 from topicspider.extensions import report as report_module
 from topicspider.extensions.report import MAX_POINTS, MILESTONES, TOP_PAGES, Report
 
@@ -264,3 +274,122 @@ def test_a_relative_report_folder_is_logged_where_it_is(tmp_path, monkeypatch, c
     with caplog.at_level("INFO", logger=report_module.__name__):
         report.spider_closed(Spider(name="topic"), "finished")
     assert f"Crawl report written to {tmp_path / 'report'}" in caplog.text
+
+
+def stalling_site() -> type[Handler]:
+    """Six Chinese football pages, each linking to the others and to /stalled.html, which
+    is answered only once ``release`` is set: a crawl of the site does not end by itself."""
+
+    class Stalling(Handler):
+        requested = threading.Event()
+        release = threading.Event()
+
+        def do_GET(self) -> None:
+            if self.path == "/robots.txt":
+                self.send(b"", status=404)
+                return
+            if self.path == "/stalled.html":
+                Stalling.requested.set()
+                Stalling.release.wait(120)
+            links = "".join(f'<a href="/{n}.html">足球比赛{n}</a>' for n in range(6))
+            own = " ".join(f"{self.path}{i}" for i in range(80))  # no near-duplicates
+            body = (
+                f"<html><head><meta charset='gbk'><title>足球比赛 {self.path}</title></head>"
+                f"<body><p>{'昨晚的足球比赛非常精彩，主队连进两球锁定胜局。' * 5}</p>"
+                f"<p>{own}</p>{links}<a href='/stalled.html'>足球比赛</a></body></html>"
+            )
+            self.send(body.encode("gbk"), "text/html; charset=gbk")
+
+    return Stalling
+
+
+def start_crawl(seed: str, out: Path, *settings: str) -> subprocess.Popen:
+    """A crawl left running, its log in ``out/log``, its fetch log ``out/f.jsonl``."""
+    out.mkdir()
+    command = topic_args(
+        seed,
+        "足球:3,比赛:2",
+        f"TOPIC_PAGES_DIR={out / 'pages'}",
+        f"TOPIC_FETCH_LOG={out / 'f.jsonl'}",
+        "LOG_LEVEL=INFO",
+        *settings,
+    )
+    with open(out / "log", "w") as log:
+        return start_scrapy(*command, stderr=log)
+
+
+def test_a_crawl_stopped_at_once_still_gets_a_report(tmp_path):
+    """A second SIGTERM (or Ctrl-C, or scrapyd's cancel.json) stops the crawl without
+    closing its spider: the report of what it scored is written all the same."""
+    site = stalling_site()
+    out = tmp_path / "crawl"
+    with serving(site) as url:
+        process = start_crawl(f"{url}/0.html", out, f"TOPIC_REPORT={tmp_path / 'report'}")
+        try:
+            wait_for(lambda: site.requested.is_set() and len(read_jsonl(out / "f.jsonl")) >= 6)
+            process.send_signal(signal.SIGTERM)  # waits for /stalled.html ...
+            wait_for(lambda: "shutting down gracefully" in (out / "log").read_text())
+            process.send_signal(signal.SIGTERM)  # ... and now it does not
+            process.wait(timeout=60)
+        finally:
+            site.release.set()
+            if process.poll() is None:
+                process.kill()
+    log = (out / "log").read_text()
+    assert "forcing unclean shutdown" in log
+    report = json.loads((tmp_path / "report" / "report.json").read_text("utf-8"))
+    assert report["finish_reason"] == "forced_shutdown"
+    scored = read_jsonl(out / "f.jsonl")
+    assert report["fetched"] == len(scored) >= 6
+    assert report["accepted"] == sum(row["accepted"] for row in scored) > 0
+    assert "Crawl ended (forced_shutdown)" in (tmp_path / "report" / "report.md").read_text()
+    assert png_size(tmp_path / "report" / "harvest.png") == (900, 800)
+
+
+def test_a_report_folder_that_is_a_file_is_said_at_the_start(tmp_path):
+    in_the_way = tmp_path / "report"
+    in_the_way.write_text("notes")
+    with serving(OddTitles) as url:
+        result = crawl_seed(
+            f"{url}/index.html", tmp_path, f"TOPIC_REPORT={in_the_way}", "LOG_LEVEL=DEBUG"
+        )
+    assert result.returncode == 0, result.stderr[-2000:]
+    log = result.stderr.splitlines()
+    [error] = [n for n, line in enumerate(log) if " ERROR: " in line]
+    assert log[error].endswith(
+        f"Cannot write the crawl report to {in_the_way} (TOPIC_REPORT): "
+        "it is a file, not a folder; going on without it"
+    )
+    first_page = next(n for n, line in enumerate(log) if "Crawled (200)" in line)
+    assert error < first_page
+    assert in_the_way.read_text() == "notes"
+    assert read_jsonl(tmp_path / "pages" / "index.jsonl"), "the crawl did not go on"
+
+
+def test_a_report_folder_in_use_by_a_running_crawl_is_left_to_it(tmp_path):
+    """Two crawls at once into one report folder: the second says so at its start and
+    writes no report, instead of the last to end replacing the other's without a word."""
+    site = stalling_site()
+    folder = tmp_path / "report"
+    first = tmp_path / "first"
+    with serving(site) as url:
+        process = start_crawl(f"{url}/0.html", first, f"TOPIC_REPORT={folder}")
+        try:
+            wait_for(lambda: site.requested.is_set())
+            with serving(OddTitles) as other:
+                second = crawl_seed(f"{other}/index.html", tmp_path, f"TOPIC_REPORT={folder}")
+            assert second.returncode == 0, second.stderr[-2000:]
+            assert not (folder / "report.json").exists()
+            site.release.set()
+            assert process.wait(timeout=120) == 0
+        finally:
+            site.release.set()
+            if process.poll() is None:
+                process.kill()
+    assert (
+        f"Cannot write the crawl report to {folder} (TOPIC_REPORT): another running crawl "
+        "writes its report there; going on without it" in second.stderr
+    )
+    report = json.loads((folder / "report.json").read_text("utf-8"))
+    assert report["finish_reason"] == "finished"
+    assert report["fetched"] == len(read_jsonl(first / "f.jsonl"))

@@ -6,6 +6,7 @@ import heapq
 import importlib.util
 import json
 import logging
+import os
 import re
 from array import array
 from pathlib import Path
@@ -16,6 +17,7 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
 from topicspider.items import PageItem
+from topicspider.locks import hold
 from topicspider.signals import page_scored
 
 if TYPE_CHECKING:
@@ -31,6 +33,11 @@ TOP_PAGES = 20
 MILESTONES = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000)
 #: Most pages the plot keeps: every n-th page, n doubling whenever they fill up.
 MAX_POINTS = 20_000
+#: The finish reason of a crawl stopped at once (a second Ctrl-C, SIGTERM or ``cancel.json``),
+#: which never closes its spider.
+FORCED_REASON = "forced_shutdown"
+#: The file a running crawl holds locked in its report folder.
+LOCK_NAME = ".lock"
 
 
 class Harvest:
@@ -116,11 +123,18 @@ class Harvest:
 
 class Report:
     """Collects every scored page into a :class:`Harvest` and, when the spider closes, writes
-    ``harvest.png``, ``report.md`` and ``report.json`` into the ``TOPIC_REPORT`` folder."""
+    ``harvest.png``, ``report.md`` and ``report.json`` into the ``TOPIC_REPORT`` folder.
+
+    The folder is made and held when the spider opens, so that a folder the report cannot
+    be written to, or that another running crawl will write its report to, is said at the
+    start of the crawl, not hours later; the crawl goes on without a report."""
 
     def __init__(self, folder: Path, threshold: float) -> None:
         self.folder = folder
         self.harvest = Harvest(threshold)
+        self.usable = True
+        self._lock: int | None = None
+        self._on_forced_stop: Any = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -139,10 +153,28 @@ class Report:
     def spider_opened(self, spider: Spider) -> None:
         """Resume the harvest a paused crawl left in ``spider.state``. Scrapy's ``SpiderState``
         (an extension of order 0, so its handler runs first) has loaded it from ``JOBDIR``, and
-        pickles it there again when the spider closes."""
+        pickles it there again when the spider closes.
+
+        A crawl stopped at once never closes its spider: the reactor stopping writes the
+        report of the pages scored until then."""
         state = getattr(spider, "state", None)
         if state is not None:
             self.harvest = state.setdefault("report", self.harvest)
+        try:
+            self._lock = _lock(self.folder)
+        except OSError as exc:
+            self.usable = False
+            logger.error(
+                "Cannot write the crawl report to %s (TOPIC_REPORT): %s; going on without it",
+                self.folder.absolute(),
+                exc,
+            )
+            return
+        from twisted.internet import reactor
+
+        self._on_forced_stop = reactor.addSystemEventTrigger(  # type: ignore[attr-defined]
+            "before", "shutdown", self.write, spider.name, FORCED_REASON
+        )
 
     def page_scored(
         self,
@@ -163,7 +195,18 @@ class Report:
             self.harvest.add_title(item.url, item.title)
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
-        figures = self.harvest.figures(spider.name, reason)
+        if self._on_forced_stop is not None:
+            from twisted.internet import reactor
+
+            reactor.removeSystemEventTrigger(self._on_forced_stop)  # type: ignore[attr-defined]
+            self._on_forced_stop = None
+        self.write(spider.name, reason)
+
+    def write(self, spider: str, reason: str) -> None:
+        """Write the report into the folder, then let it go."""
+        if not self.usable:
+            return
+        figures = self.harvest.figures(spider, reason)
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             (self.folder / "report.json").write_text(
@@ -173,12 +216,26 @@ class Report:
             plot_harvest(
                 self.folder / "harvest.png",
                 self.harvest,
-                title=f"{spider.name}: {figures['accepted']} of {figures['fetched']} accepted",
+                title=f"{spider}: {figures['accepted']} of {figures['fetched']} accepted",
             )
         except OSError as exc:
             logger.error("Cannot write the crawl report to %s: %s", self.folder.absolute(), exc)
             return
+        finally:
+            if self._lock is not None:
+                os.close(self._lock)
+                self._lock = None
         logger.info("Crawl report written to %s", self.folder.absolute())
+
+
+def _lock(folder: Path) -> int:
+    """Make ``folder`` and hold it for this crawl: two crawls at once would each write their
+    report there at their end, the last one replacing the other's without a word."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise NotADirectoryError("it is a file, not a folder") from None
+    return hold(folder / LOCK_NAME, "another running crawl writes its report there")
 
 
 def _rate(part: int, whole: int) -> float:

@@ -12,7 +12,6 @@ Rows the database refused for their data, or too big for its ``max_allowed_packe
 
 from __future__ import annotations
 
-import fcntl
 import json
 import logging
 import os
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from topicspider.exceptions import TopicSpiderError
+from topicspider.locks import hold
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -69,19 +69,15 @@ class Spool:
         """Lock the folder; return the segments an earlier process left, oldest first."""
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            self._lock = os.open(self.folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+            self._lock = hold(self.folder / LOCK_NAME, "in use", mode=0o600)
+        except BlockingIOError:
+            raise SpoolError(
+                f"The spool folder {self.folder.absolute()} is in use by another crawl or replay"
+            ) from None
         except OSError as exc:
             raise SpoolError(
                 f"Cannot use the spool folder {self.folder.absolute()}: {exc}"
             ) from exc
-        try:
-            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(self._lock)
-            self._lock = None
-            raise SpoolError(
-                f"The spool folder {self.folder.absolute()} is in use by another crawl or replay"
-            ) from None
         return [
             Segment(path, Counter(record["table"] for record in read(path)))
             for path in sorted(self.folder.glob(f"*{SUFFIX}"))

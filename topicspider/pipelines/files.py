@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import os
 from pathlib import Path
@@ -15,6 +14,7 @@ from scrapy.utils.reactor import is_reactor_installed
 
 from topicspider.children import Child, ChildDied, ChildFailed
 from topicspider.exceptions import ConfigError
+from topicspider.locks import hold
 from topicspider.pagestore import INDEX_FIELDS, PageStore, tidy_index
 from topicspider.paths import INDEX_NAME
 from topicspider.pipelines import close_crawl
@@ -220,15 +220,8 @@ class FilesystemPipeline:
 def _lock(folder: Path) -> int:
     """Hold ``folder`` for this crawl: two crawls writing one folder (two scrapyd jobs given
     the same ``jobid``, two workers given the same ``TOPIC_PAGES_DIR``) would each store
-    every page, and the index list each twice. The lock goes with the process, ``kill -9``
-    too, and leaves no file behind."""
-    handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(handle)
-        raise BlockingIOError("another crawl is writing to it") from None
-    return handle
+    every page, and the index list each twice. The lock leaves no file behind."""
+    return hold(folder, "another crawl is writing to it")
 
 
 def _reactor_running() -> bool:
