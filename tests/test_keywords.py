@@ -96,6 +96,12 @@ def test_inline_terms():
         parse_inline("足球:3,体育:zero")
 
 
+@pytest.mark.parametrize("spec", ["足球：3，体育：2,比赛", "足球:3，体育：2，比赛"])
+def test_inline_terms_with_the_marks_a_chinese_input_method_types(spec):
+    """Before, ``足球:3，体育:2`` was one term, ``足球 体育``, and a crawl for it stored nothing."""
+    assert load_keywords(spec).weights == {"足球": 3.0, "体育": 2.0, "比赛": 1.0}
+
+
 def test_bundled_name_resolves_in_keywords_dir():
     vector = load_keywords("sports")
     assert vector.weights["足球"] == 3.0
