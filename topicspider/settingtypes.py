@@ -5,31 +5,41 @@ wherever it is first read."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import math
 
+from scrapy.settings import BaseSettings
 from scrapy.settings import default_settings as scrapy_defaults
 
 from topicspider import settings as defaults
 from topicspider.exceptions import ConfigError
 
-if TYPE_CHECKING:
-    from scrapy.settings import BaseSettings
-
 __all__ = ["check_types"]
 
 _OWN = ("TOPIC_", "MYSQL_", "REDIS_")
-#: A type, the ``Settings`` methods that read it (any one will do), and what a user must
-#: give. ``bool`` comes before ``int``, its base class.
+
+
+def _finite(settings: BaseSettings, name: str) -> float:
+    """A number of the project's: ``nan`` compares false with everything (a threshold of
+    it stores nothing, an interval of it breaks a timer), and none takes ``inf`` for "no
+    limit"."""
+    value = settings.getfloat(name)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} is {value}")
+    return value
+
+
+#: A type, the functions that read it from settings (any one will do), and what a user
+#: must give. ``bool`` comes before ``int``, its base class.
 _OWN_READERS = (
-    (bool, ("getbool",), "True or False (or 1, 0)"),
-    (int, ("getint",), "a whole number"),
-    (float, ("getfloat",), "a number"),
+    (bool, (BaseSettings.getbool,), "True or False (or 1, 0)"),
+    (int, (BaseSettings.getint,), "a whole number"),
+    (float, (_finite,), "a finite number"),
 )
 #: Scrapy reads some settings whose default is a whole number as a number
 #: (``DOWNLOAD_DELAY``, ``DOWNLOAD_TIMEOUT``) or a truth value (``TELNETCONSOLE_ENABLED``).
 _SCRAPY_READERS = (
-    (bool, ("getbool",), "True or False (or 1, 0)"),
-    (int | float, ("getfloat", "getbool"), "a number"),
+    (bool, (BaseSettings.getbool,), "True or False (or 1, 0)"),
+    (int | float, (BaseSettings.getfloat, BaseSettings.getbool), "a number"),
 )
 
 
@@ -44,12 +54,12 @@ def check_types(settings: BaseSettings) -> None:
 
 
 def _check(settings: BaseSettings, name: str, default: object, readers: tuple) -> None:
-    for kind, methods, expected in readers:
+    for kind, reads, expected in readers:
         if not isinstance(default, kind):
             continue
-        for method in methods:
+        for read in reads:
             try:
-                getattr(settings, method)(name)
+                read(settings, name)
             except (TypeError, ValueError):
                 continue
             return
