@@ -19,9 +19,8 @@ _OWN = ("TOPIC_", "MYSQL_", "REDIS_")
 
 
 def _finite(settings: BaseSettings, name: str) -> float:
-    """A number of the project's: ``nan`` compares false with everything (a threshold of
-    it stores nothing, an interval of it breaks a timer), and none takes ``inf`` for "no
-    limit"."""
+    """A number of the project's: ``nan`` compares false with everything (a threshold, a
+    ratio, an interval of it means nothing), and none takes ``inf`` for "no limit"."""
     value = settings.getfloat(name)
     if not math.isfinite(value):
         raise ValueError(f"{name} is {value}")
