@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import threading
+
 import pytest
 
-from topicspider.mysql.spool import Spool, SpoolError, read
+from topicspider.locks import hold
+from topicspider.mysql.spool import Spool, SpoolError, read, segments, spools, waiting
 
 
 def page(n: int) -> dict:
@@ -89,3 +93,72 @@ def test_refused_records_are_kept_apart_and_never_handed_back(tmp_path):
         "http://127.0.0.1/3.html",
     ]
     assert [read(segment.path) for segment in Spool(tmp_path).open()] == [[page(1)]]
+
+
+def test_jobs_spool_side_by_side_each_into_its_own_folder(tmp_path):
+    first, second, plain = Spool(tmp_path, "job-1"), Spool(tmp_path, "job-2"), Spool(tmp_path)
+    for spool in (first, second, plain):
+        assert spool.open() == []
+    first.append([page(1)])
+    second.append([page(2)])
+    plain.append([page(3)])
+    assert [read(path) for path in segments(tmp_path / "job-1")] == [[page(1)]]
+    assert [read(path) for path in segments(tmp_path / "job-2")] == [[page(2)]]
+    assert [read(path) for path in segments(tmp_path)] == [[page(3)]]
+    with pytest.raises(SpoolError, match="job-1 is in use by another crawl or replay"):
+        Spool(tmp_path, "job-1").open()
+    for spool in (first, second, plain):
+        spool.close()
+
+
+def test_a_job_folder_is_removed_once_empty_and_kept_while_it_holds_rows(tmp_path):
+    done, left = Spool(tmp_path, "done"), Spool(tmp_path, "left")
+    for spool in (done, left):
+        spool.open()
+        spool.append([page(1)])
+    done.seal().path.unlink()  # the database took it
+    done.close()
+    left.close()
+    assert not (tmp_path / "done").exists()
+    assert [read(path) for path in segments(tmp_path / "left")] == [[page(1)]]
+    plain = Spool(tmp_path / "plain")
+    plain.open()
+    plain.close()
+    assert (tmp_path / "plain").is_dir()  # MYSQL_SPOOL_DIR itself stays
+
+
+def test_a_folder_held_for_an_instant_is_waited_for(tmp_path):
+    lock = hold(tmp_path / ".lock", "in use")
+    threading.Timer(0.1, os.close, [lock]).start()
+    Spool(tmp_path).open()
+
+
+def spooled(root, job: str | None, *records: dict) -> Spool:
+    spool = Spool(root, job)
+    spool.open()
+    spool.append(records)
+    return spool
+
+
+def test_rows_left_in_other_folders_are_found_not_those_a_crawl_holds(tmp_path):
+    spooled(tmp_path, None, page(1)).close()
+    spooled(tmp_path, "killed", page(2)).close()
+    running = spooled(tmp_path, "running", page(3))
+    finished = spooled(tmp_path, "finished", page(4))
+    finished.seal().path.unlink()
+    finished.close()
+    (tmp_path / "notes").mkdir()  # a folder of the user's, not a job's: left alone
+    own = spooled(tmp_path, "own", page(5))
+
+    assert waiting(tmp_path, own.folder) == [tmp_path, tmp_path / "killed"]
+    assert [spool.folder for spool in spools(tmp_path)] == [
+        tmp_path,
+        tmp_path / "killed",
+        tmp_path / "own",
+        tmp_path / "running",
+    ]
+    assert list((tmp_path / "notes").iterdir()) == []
+    with pytest.raises(SpoolError, match="in use"):  # looking took no folder from its crawl
+        Spool(tmp_path, "running").open()
+    running.close()
+    own.close()

@@ -32,7 +32,7 @@ from topicspider import settings as defaults
 from topicspider.charset import decode
 from topicspider.exceptions import ConfigError
 from topicspider.mysql import schema
-from topicspider.mysql.spool import Spool
+from topicspider.mysql.spool import Spool, read
 from topicspider.mysql.url import MySQLUrl
 from topicspider.pipelines.mysql import MySQLPipeline, check_settings
 from topicspider.text import extract_page
@@ -127,7 +127,7 @@ settings = get_project_settings()
 settings.setdict(plan["settings"], priority="cmdline")
 process = CrawlerProcess(settings)
 crawler = process.create_crawler(Store)
-process.crawl(crawler)
+process.crawl(crawler, **plan["arguments"])
 process.start()
 print(json.dumps(crawler.stats.get_stats(), default=str))
 """
@@ -158,13 +158,17 @@ def links(page_url: str, *anchors: str) -> dict:
     }
 
 
-def store(tmp_path: Path, mysql_url: str, *steps: dict, **settings) -> tuple[dict, str]:
+def store(
+    tmp_path: Path, mysql_url: str, *steps: dict, job: str | None = None, **settings
+) -> tuple[dict, str]:
+    """Run the steps through the project's pipelines; ``job``: as scrapyd's job of that id."""
     tmp_path.mkdir(parents=True, exist_ok=True)
     plan = tmp_path / "plan.json"
     plan.write_text(
         json.dumps(
             {
                 "steps": steps,
+                "arguments": {"_job": job} if job else {},
                 "settings": {
                     "MYSQL_URL": mysql_url,
                     "MYSQL_SPOOL_DIR": str(tmp_path / "spool"),
@@ -508,7 +512,7 @@ def test_the_default_mysql_settings_pass():
     ("name", "value", "message"),
     [
         ("MYSQL_TIMEOUT", "0", "MYSQL_TIMEOUT=0: expected 0 < it <= 31536000 (seconds)"),
-        ("MYSQL_TIMEOUT", "nan", "MYSQL_TIMEOUT=nan: expected 0 < it"),
+        ("MYSQL_TIMEOUT", "nan", "MYSQL_TIMEOUT='nan': expected a finite number"),
         ("MYSQL_TIMEOUT", "1e12", "MYSQL_TIMEOUT=1e+12: expected 0 < it <= 31536000"),
         ("MYSQL_CONNECT_TIMEOUT", "0", "MYSQL_CONNECT_TIMEOUT=0: expected 0 < it"),
         ("MYSQL_FLUSH_INTERVAL", "-1", "MYSQL_FLUSH_INTERVAL=-1: expected 0 < it"),
@@ -518,7 +522,7 @@ def test_the_default_mysql_settings_pass():
         ("MYSQL_CLOSE_TIMEOUT", "-1", "MYSQL_CLOSE_TIMEOUT=-1: expected 0 <= it"),
         ("MYSQL_BATCH_SIZE", "0", "MYSQL_BATCH_SIZE=0: expected at least 1"),
         ("MYSQL_BATCH_SIZE", "many", "MYSQL_BATCH_SIZE='many': expected a whole number"),
-        ("MYSQL_TIMEOUT", "30s", "MYSQL_TIMEOUT='30s': expected a number"),
+        ("MYSQL_TIMEOUT", "30s", "MYSQL_TIMEOUT='30s': expected a finite number"),
         ("MYSQL_SPOOL_DIR", "", "MYSQL_SPOOL_DIR is empty"),
         ("MYSQL_CRAWL_ID", "x" * 256, "MYSQL_CRAWL_ID='xxxxxxxxxxxxxxxxxxxx'…: expected at most"),
         ("MYSQL_URL", "mysql://u:Sekr3t@127.0.0.1/", "MYSQL_URL 'mysql://***@127.0.0.1/' names"),
@@ -834,8 +838,11 @@ def stored_count(mysql_url: str) -> int:
         return 0
 
 
-def start_slow_crawl(site, site_url, out: Path, mysql_url: str, *settings: str) -> subprocess.Popen:
-    """A crawl that lasts several seconds, logging to ``out/crawl.log``."""
+def start_slow_crawl(
+    site, site_url, out: Path, mysql_url: str, *settings: str, job: str | None = None
+) -> subprocess.Popen:
+    """A crawl that lasts several seconds, logging to ``out/crawl.log``; ``job``: as
+    scrapyd runs the job of that id."""
     command = crawl_command(
         site,
         site_url,
@@ -846,6 +853,8 @@ def start_slow_crawl(site, site_url, out: Path, mysql_url: str, *settings: str) 
         "MYSQL_FLUSH_INTERVAL=0.2",
         *settings,
     )
+    if job:
+        command += ["-a", f"_job={job}"]
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "crawl.log", "wb") as log:
         return subprocess.Popen(
@@ -1074,3 +1083,169 @@ def test_replay_refuses_an_out_of_range_setting_in_one_line(tmp_path, mysql_url)
         "topicspider: error: MYSQL_TIMEOUT=0: expected 0 < it <= 31536000 (seconds)"
     ]
     assert len(list((tmp_path / "spool").glob("*.jsonl"))) == 1
+
+
+# --- scrapyd jobs: a spool folder each ----------------------------------------------------
+
+
+def pages_of(mysql_url: str, crawl_id: str) -> int:
+    sql = "SELECT COUNT(*) AS n FROM pages WHERE crawl_id = %s"
+    try:
+        [row] = query(mysql_url, sql, crawl_id)
+    except pymysql.Error:  # no table yet
+        return 0
+    return row["n"]
+
+
+def test_two_scrapyd_jobs_at_once_store_every_page(site, site_url, tmp_path, mysql_url):
+    # As under scrapyd: one working directory, so one TOPIC_PAGES_DIR and MYSQL_SPOOL_DIR.
+    shared = (f"TOPIC_PAGES_DIR={tmp_path / 'pages'}", f"MYSQL_SPOOL_DIR={tmp_path / 'spool'}")
+    first = start_slow_crawl(site, site_url, tmp_path / "1", mysql_url, *shared, job="job-1")
+    second = None
+    try:
+        wait_for(lambda: pages_of(mysql_url, "job-1") >= 2, what="the first job's rows")
+        second = start_slow_crawl(site, site_url, tmp_path / "2", mysql_url, *shared, job="job-2")
+        wait_for(
+            lambda: second.poll() is not None or pages_of(mysql_url, "job-2") >= 1,
+            what="the second job's rows",
+        )
+        assert first.poll() is None, "the first job ended before the second one stored a row"
+        assert second.wait(timeout=120) == 0, (tmp_path / "2" / "crawl.log").read_text()[-3000:]
+        assert first.wait(timeout=120) == 0, (tmp_path / "1" / "crawl.log").read_text()[-3000:]
+    finally:
+        first.kill()
+        if second is not None:
+            second.kill()
+
+    indexed = set()
+    for out, job in ((tmp_path / "1", "job-1"), (tmp_path / "2", "job-2")):
+        log = (out / "crawl.log").read_text("utf-8")
+        stats = stats_from(log)
+        assert stats["mysql/stored"] == stats["topic/stored"] > 0
+        assert "mysql/unwritten" not in stats
+        assert " ERROR: " not in log
+        indexed |= {line["url"] for line in read_jsonl(tmp_path / "pages" / job / "index.jsonl")}
+    assert set(pages_by_url(mysql_url)) == indexed
+    assert list((tmp_path / "spool").iterdir()) == []  # each job's folder gone with the job
+
+
+def test_a_job_writes_its_own_leftovers_first_and_names_the_others(tmp_path, mysql_url):
+    spool = tmp_path / "spool"
+    old_spool(spool / "job-1", [record("left-by-job-1.html")])
+    old_spool(spool / "job-2", [record("left-by-job-2.html")])
+    old_spool(spool, [record("left-by-a-crawl.html")])
+    stats, log = store(tmp_path, mysql_url, page("new.html"), job="job-1")
+
+    assert sorted(pages_by_url(mysql_url)) == [
+        "http://127.0.0.1:8000/left-by-job-1.html",
+        "http://127.0.0.1:8000/new.html",
+    ]
+    assert stats["mysql/replayed"] == 1
+    [line] = [line for line in log.splitlines() if "other crawls left" in line]
+    assert line.endswith(
+        f"INFO: Rows other crawls left wait in {spool}, {spool / 'job-2'}: "
+        f"`scrapy mysql-replay -s MYSQL_SPOOL_DIR={spool}` writes them"
+    )
+    assert not (spool / "job-1").exists()
+    assert len(list(spool.glob("[0-9]*.jsonl"))) == len(list(spool.glob("job-2/[0-9]*.jsonl"))) == 1
+    assert read_jsonl(tmp_path / "pages" / "job-1" / "index.jsonl")
+
+
+def test_what_a_killed_job_left_is_replayed_and_a_running_jobs_folder_skipped(
+    site, site_url, tmp_path, lost_mariadb
+):
+    lost_mariadb.start()
+    mysql_url = lost_mariadb.create_database("killed")
+    spool = tmp_path / "spool"
+    old_spool(spool, [record("left-before.html")])  # by a crawl that was not a scrapyd job
+    crawl = start_slow_crawl(site, site_url, tmp_path, mysql_url, job="killed")
+    try:
+        wait_for(lambda: stored_count(mysql_url) >= 2, what="the first rows")
+        lost_mariadb.stop()
+        fetched = len(read_jsonl(tmp_path / "fetch.jsonl"))
+        wait_for(
+            lambda: len(read_jsonl(tmp_path / "fetch.jsonl")) >= fetched + 4,
+            what="pages spooled while the database is away",
+        )
+        crawl.send_signal(signal.SIGKILL)
+        crawl.wait(timeout=30)
+    finally:
+        crawl.kill()
+    left = [
+        spooled["row"]["url"]
+        for path in sorted(spool.glob("killed/[0-9]*.jsonl"))
+        for spooled in read(path)
+        if spooled["table"] == schema.PAGES
+    ]
+    assert left, "the killed job left no page in its spool"
+
+    lost_mariadb.start()
+    stored = set(pages_by_url(mysql_url))
+    running = Spool(spool / "running")  # held, as by a job still crawling
+    running.open()
+    running.append([record("running.html")])
+    try:
+        replayed = scrapy(
+            "mysql-replay",
+            "-s",
+            f"MYSQL_SPOOL_DIR={spool}",
+            env={"TOPICSPIDER_MYSQL_URL": mysql_url},
+        )
+    finally:
+        running.close()
+
+    assert replayed.returncode == 0, replayed.stderr
+    assert replayed.stdout.startswith(f"Replayed {len(left) + 1} pages and ")
+    assert f" from {spool} (job folders killed) into mysql://topicspider:***@" in replayed.stdout
+    assert replayed.stderr.splitlines() == [
+        f"topicspider: skipped {spool / 'running'}: a running crawl or replay holds it, "
+        "and writes its rows"
+    ]
+    rows = set(pages_by_url(mysql_url))
+    assert rows == stored | set(left) | {"http://127.0.0.1:8000/left-before.html"}
+    index = read_jsonl(tmp_path / "pages" / "killed" / "index.jsonl")
+    assert rows - {"http://127.0.0.1:8000/left-before.html"} <= {line["url"] for line in index}
+    assert not (spool / "killed").exists()
+    assert list(spool.glob("[0-9]*.jsonl")) == []
+    assert len(list(spool.glob("running/[0-9]*.jsonl"))) == 1
+
+
+def test_replay_writes_every_folders_rows_in_the_order_they_were_made(tmp_path, mysql_url):
+    spool = tmp_path / "spool"
+    old_spool(spool / "job-b", [record("a.html", title="first")])
+    old_spool(spool / "job-a", [record("a.html", title="second")])
+    old_spool(spool, [record("a.html", title="third")])
+    settings = ["-s", f"MYSQL_SPOOL_DIR={spool}"]
+    replayed = scrapy("mysql-replay", *settings, env={"TOPICSPIDER_MYSQL_URL": mysql_url})
+
+    assert replayed.returncode == 0, replayed.stderr
+    assert replayed.stdout.startswith(f"Replayed 3 pages and 0 links from {spool} (job folders ")
+    [row] = query(mysql_url, "SELECT title FROM pages")
+    assert row["title"] == "third"
+    assert [path.name for path in spool.iterdir()] == [".lock"]  # the job folders are gone
+
+
+def test_a_job_id_that_cannot_name_a_spool_folder_stops_the_crawl_in_one_line(tmp_path, mysql_url):
+    result = scrapy(
+        "crawl",
+        "topic",
+        "-a",
+        "seeds=http://127.0.0.1:9/",
+        "-a",
+        "keywords=sports",
+        "-a",
+        "_job=..",
+        "-s",
+        "TOPIC_PAGES_PER_JOB=False",  # so only the spool needs a folder of the job's
+        "-s",
+        f"TOPIC_PAGES_DIR={tmp_path / 'pages'}",
+        "-s",
+        f"MYSQL_SPOOL_DIR={tmp_path / 'spool'}",
+        env={"TOPICSPIDER_MYSQL_URL": mysql_url},
+    )
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[-1] == (
+        "topicspider: error: scrapyd job id '..' cannot be a folder name (MYSQL_SPOOL_DIR)"
+    )
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "spool").exists()

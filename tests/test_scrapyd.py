@@ -30,6 +30,7 @@ from scrapy.utils.test import get_crawler
 
 from deploy import scrapyd as local_scrapyd
 from tests.processes import children_of
+from tests.test_pipelines_mysql import assert_no_secret, pages_by_url, stats_from
 from topicspider import settings as project_settings
 from topicspider.exceptions import ConfigError
 from topicspider.pipelines.files import FilesystemPipeline
@@ -275,6 +276,44 @@ def test_cancel_stops_a_running_crawl(scrapyd, deployed, site, site_url, tmp_pat
     text = scrapyd.job_log(finished[job])
     assert "Spider closed (shutdown)" in text
     assert index.read_text("utf-8").endswith("\n")
+
+
+def test_jobs_storing_in_mysql_run_side_by_side(
+    deployed, site, site_url, tmp_path, mysql_url, monkeypatch
+):
+    """``TOPICSPIDER_MYSQL_URL`` in scrapyd's environment, as the README advises: every job
+    stores in MySQL, and two jobs at once both store every page."""
+    monkeypatch.setenv("TOPICSPIDER_MYSQL_URL", mysql_url)
+    directory, port = tmp_path / "run", free_port()
+    process = local_scrapyd.start(directory, port, max_proc=4, poll_interval=0.2)
+    server = Scrapyd(f"http://127.0.0.1:{port}/", directory)
+    try:
+        with deployed.open("rb") as egg:
+            server.post("addversion.json", [("project", PROJECT), ("version", "1")], egg=egg)
+        jobs = [
+            server.schedule(
+                "CLOSESPIDER_PAGECOUNT=30",
+                "DOWNLOAD_DELAY=0.1",
+                seeds=site_url + site.seed_path,
+                keywords="sports",
+            )
+            for _ in range(2)
+        ]
+        finished = server.wait_finished(*jobs)
+        logs = [server.job_log(finished[job]) for job in jobs]
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+    indexed = set()
+    for job, log in zip(jobs, logs, strict=True):
+        stats = stats_from(log)
+        assert stats["mysql/stored"] == stats["topic/stored"] > 0, log[-3000:]
+        assert "mysql/unwritten" not in stats
+        assert_no_secret(mysql_url, log)
+        indexed |= {line["url"] for line in index_lines(directory / "pages" / job)}
+    assert set(pages_by_url(mysql_url)) == indexed
+    assert list((directory / "mysql-spool").iterdir()) == []  # no job left rows behind
 
 
 def run_deploy_scrapyd(*arguments: str, env: dict[str, str] | None = None):

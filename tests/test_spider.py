@@ -291,7 +291,7 @@ def test_ctrl_c_pauses_and_the_same_command_resumes(site, site_url, tmp_path, se
                 "-s",
                 "TOPIC_ANCHOR_WEIGHT=nan",
             ],
-            "TOPIC_ANCHOR_WEIGHT='nan': expected a number >= 0",
+            "TOPIC_ANCHOR_WEIGHT='nan': expected a finite number",
         ),
         (
             [

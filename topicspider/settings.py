@@ -108,7 +108,8 @@ TOPIC_PAGES_PER_JOB = True
 # empty: pages are stored on the filesystem only.
 MYSQL_URL = os.environ.get("TOPICSPIDER_MYSQL_URL", "")
 # Every row waits here until the database has it; what is left is written by the next crawl
-# or by `scrapy mysql-replay`. One crawl at a time per folder.
+# or by `scrapy mysql-replay`. One crawl at a time per folder; under scrapyd each job spools
+# into MYSQL_SPOOL_DIR/<job id>.
 MYSQL_SPOOL_DIR = "mysql-spool"
 # Write a batch when this many rows (pages and links) are waiting...
 MYSQL_BATCH_SIZE = 200

@@ -7,7 +7,10 @@ Registered as the ``mysql-replay`` command by the ``scrapy.commands`` entry poin
 from __future__ import annotations
 
 import sys
-from contextlib import closing
+from collections import Counter
+from contextlib import ExitStack, closing
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import pymysql
@@ -15,12 +18,15 @@ from scrapy.commands import ScrapyCommand
 
 from topicspider.exceptions import ConfigError, TopicSpiderError
 from topicspider.mysql import schema
-from topicspider.mysql.spool import Spool, read
+from topicspider.mysql.spool import SpoolInUse, read, spools
 from topicspider.mysql.url import MySQLUrl
 from topicspider.pipelines.mysql import check_settings
 
 if TYPE_CHECKING:
     import argparse
+    import os
+
+    from topicspider.mysql.spool import Segment, Spool
 
 
 class Command(ScrapyCommand):
@@ -33,11 +39,12 @@ class Command(ScrapyCommand):
 
     def long_desc(self) -> str:
         return (
-            "Write the pages and links a crawl could not store in MySQL (kept in "
-            "MYSQL_SPOOL_DIR) to the database at MYSQL_URL, oldest first, deleting each spool "
-            "file once the database has it. Safe to run twice: rows are upserted. Rows the "
-            "database refuses for their data, or bigger than its max_allowed_packet, are kept "
-            "in MYSQL_SPOOL_DIR/rejected.jsonl."
+            "Write the pages and links crawls could not store in MySQL (kept in "
+            "MYSQL_SPOOL_DIR, and under scrapyd in MYSQL_SPOOL_DIR/<job id>) to the database "
+            "at MYSQL_URL, oldest first, deleting each spool file once the database has it. "
+            "A folder a running crawl holds is skipped: that crawl writes its rows. Safe to "
+            "run twice: rows are upserted. Rows the database refuses for their data, or "
+            "bigger than its max_allowed_packet, are kept in rejected.jsonl of their folder."
         )
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
@@ -47,9 +54,9 @@ class Command(ScrapyCommand):
                 raise TopicSpiderError("MYSQL_URL is not set (nor TOPICSPIDER_MYSQL_URL)")
             check_settings(self.settings)
             url = MySQLUrl.parse(self.settings.get("MYSQL_URL"))
-            spool = Spool(self.settings.get("MYSQL_SPOOL_DIR"))
-            written = replay(
-                spool,
+            root = Path(self.settings.get("MYSQL_SPOOL_DIR"))
+            replayed = replay(
+                root,
                 url,
                 connect_timeout=self.settings.getfloat("MYSQL_CONNECT_TIMEOUT"),
                 timeout=self.settings.getfloat("MYSQL_TIMEOUT"),
@@ -58,58 +65,109 @@ class Command(ScrapyCommand):
             print(f"topicspider: error: {error}", file=sys.stderr)
             self.exitcode = 2 if isinstance(error, ConfigError) else 1
             return
-        for row in written.refused:
+        for folder in replayed.busy:
             print(
-                f"topicspider: MySQL at {url} refused {row}: {row.error}; "
-                f"the row is kept in {spool.rejected.absolute()}",
+                f"topicspider: skipped {folder.absolute()}: a running crawl or replay holds "
+                "it, and writes its rows",
                 file=sys.stderr,
             )
+        for row, kept_in in replayed.refused:
+            print(
+                f"topicspider: MySQL at {url} refused {row}: {row.error}; "
+                f"the row is kept in {kept_in.absolute()}",
+                file=sys.stderr,
+            )
+        jobs = [folder.name for folder in replayed.folders if folder != root]
+        rejected = dict.fromkeys(str(kept_in.absolute()) for _, kept_in in replayed.refused)
         print(
-            f"Replayed {written.counts[schema.PAGES]} pages and "
-            f"{written.counts[schema.LINKS]} links from {spool.folder.absolute()} into {url}"
+            f"Replayed {replayed.counts[schema.PAGES]} pages and "
+            f"{replayed.counts[schema.LINKS]} links from {root.absolute()}"
+            + (f" (job folders {', '.join(jobs)})" if jobs else "")
+            + f" into {url}"
             + (
-                f"; {len(written.refused)} refused, kept in {spool.rejected.absolute()}"
-                if written.refused
+                f"; {len(replayed.refused)} refused, kept in {', '.join(rejected)}"
+                if replayed.refused
                 else ""
             )
         )
 
 
+@dataclass
+class Replayed:
+    """What :func:`replay` did."""
+
+    #: Rows written, per table.
+    counts: Counter[str] = field(default_factory=Counter)
+    #: The rows the database refused for their data or their size, each with the
+    #: ``rejected.jsonl`` it is kept in.
+    refused: list[tuple[schema.Refused, Path]] = field(default_factory=list)
+    #: The folders whose rows were written.
+    folders: list[Path] = field(default_factory=list)
+    #: The folders skipped: a running crawl or replay holds them, and writes their rows.
+    busy: list[Path] = field(default_factory=list)
+
+
 def replay(
-    spool: Spool, url: MySQLUrl, *, connect_timeout: float = 5.0, timeout: float = 30.0
-) -> schema.Written:
-    """Write the spool's segments to the database, oldest first, deleting each once it is
-    committed; return how many rows of each table were written, and the rows the database
-    refused for their data or that are bigger than its ``max_allowed_packet``, which are
-    kept in the spool's ``rejected.jsonl``."""
-    segments = spool.open()
-    written = schema.Written()
-    try:
-        connection = pymysql.connect(
-            **url.connect_kwargs(),
-            connect_timeout=connect_timeout,
-            read_timeout=timeout,
-            write_timeout=timeout,
-        )
-        with closing(connection):
+    root: str | os.PathLike[str],
+    url: MySQLUrl,
+    *,
+    connect_timeout: float = 5.0,
+    timeout: float = 30.0,
+) -> Replayed:
+    """Write the segments of the spool ``root`` and of each job folder in it to the
+    database, all oldest first, as the crawls made them (a URL left by two crawls ends with
+    the later one's row), deleting each once it is committed. Rows the database refuses
+    for their data, or bigger than its ``max_allowed_packet``, go to the ``rejected.jsonl``
+    of their folder. Folders another process holds are skipped, in :attr:`Replayed.busy`."""
+    replayed = Replayed()
+    with ExitStack() as held:
+        queue: list[tuple[Segment, Spool]] = []
+        for spool in spools(Path(root)):
+            try:
+                found = spool.open()
+            except SpoolInUse:
+                replayed.busy.append(spool.folder)
+                continue
+            held.callback(spool.close)
+            if found:
+                replayed.folders.append(spool.folder)
+                queue += [(segment, spool) for segment in found]
+        queue.sort(key=lambda entry: entry[0].path.name)
+        try:
+            _write(queue, url, replayed, connect_timeout=connect_timeout, timeout=timeout)
+        except (pymysql.Error, schema.SchemaError, OSError) as exc:
+            database = isinstance(exc, (pymysql.Error, schema.SchemaError))
+            where = f"MySQL at {url} (MYSQL_URL)" if database else "The spool"
+            raise TopicSpiderError(
+                f"{where}: {exc}; replayed {replayed.counts[schema.PAGES]} pages, "
+                f"the rest stays in {Path(root).absolute()}"
+            ) from None
+    return replayed
+
+
+def _write(
+    queue: list[tuple[Segment, Spool]],
+    url: MySQLUrl,
+    replayed: Replayed,
+    *,
+    connect_timeout: float,
+    timeout: float,
+) -> None:
+    connection = pymysql.connect(
+        **url.connect_kwargs(),
+        connect_timeout=connect_timeout,
+        read_timeout=timeout,
+        write_timeout=timeout,
+    )
+    with closing(connection):
+        with connection.cursor() as cursor:
+            schema.create_tables(cursor)
+        for segment, spool in queue:
             with connection.cursor() as cursor:
-                schema.create_tables(cursor)
-            for segment in segments:
-                with connection.cursor() as cursor:
-                    done = schema.write(cursor, read(segment.path))
-                connection.commit()
-                if done.refused:
-                    spool.reject([row.as_record() for row in done.refused])
-                segment.path.unlink()
-                written.counts.update(done.counts)
-                written.refused.extend(done.refused)
-    except (pymysql.Error, schema.SchemaError, OSError) as exc:
-        database = isinstance(exc, (pymysql.Error, schema.SchemaError))
-        where = f"MySQL at {url} (MYSQL_URL)" if database else "The spool"
-        raise TopicSpiderError(
-            f"{where}: {exc}; replayed {written.counts[schema.PAGES]} pages, "
-            f"the rest stays in {spool.folder.absolute()}"
-        ) from None
-    finally:
-        spool.close()
-    return written
+                done = schema.write(cursor, read(segment.path))
+            connection.commit()
+            if done.refused:
+                spool.reject([row.as_record() for row in done.refused])
+                replayed.refused += [(row, spool.rejected) for row in done.refused]
+            segment.path.unlink()
+            replayed.counts.update(done.counts)

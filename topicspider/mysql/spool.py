@@ -8,6 +8,10 @@ replaying it in name order writes them in the order they were found.
 
 Rows the database refused for their data, or too big for its ``max_allowed_packet``, go to
 ``rejected.jsonl`` in the same folder, with the error: kept for the user, never sent again.
+
+Under scrapyd every job spools into a folder of its own under the spool folder (``root``),
+``root/<job id>``: a folder serves one crawl at a time, and jobs run side by side.
+``scrapy mysql-replay`` writes ``root``'s rows and those of every job folder no crawl holds.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import os
 import re
 import time
 from collections import Counter
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,10 +41,17 @@ SEGMENT_NAME = re.compile(r"\d{19}-\d{6}\.jsonl")
 LOCK_NAME = ".lock"
 #: Not a segment name: what is in it is never written again.
 REJECTED_NAME = "rejected.jsonl"
+#: How long :meth:`Spool.open` waits for a folder that another process holds: long enough for
+#: another crawl's glance at it (:func:`waiting`), far shorter than any crawl.
+PATIENCE = 0.5
 
 
 class SpoolError(TopicSpiderError, OSError):
     """The spool folder cannot be used: not writable, or in use by another process."""
+
+
+class SpoolInUse(SpoolError):
+    """Another crawl or replay holds the spool folder."""
 
 
 @dataclass
@@ -56,10 +68,13 @@ class Segment:
 
 
 class Spool:
-    """Segments of records under ``folder``, locked against a second crawl or replay."""
+    """Segments of records under ``folder``, locked against a second crawl or replay:
+    ``root`` itself, or a scrapyd job's folder in it."""
 
-    def __init__(self, folder: str | os.PathLike[str]) -> None:
-        self.folder = Path(folder)
+    def __init__(self, root: str | os.PathLike[str], job: str | None = None) -> None:
+        self.root = Path(root)
+        self.job = job
+        self.folder = self.root / job if job else self.root
         self._lock: int | None = None
         self._current: Segment | None = None
         self._file: int | None = None
@@ -67,21 +82,25 @@ class Spool:
 
     def open(self) -> list[Segment]:
         """Lock the folder; return the segments an earlier process left, oldest first."""
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            self._lock = hold(self.folder / LOCK_NAME, "in use", mode=0o600)
-        except BlockingIOError:
-            raise SpoolError(
-                f"The spool folder {self.folder.absolute()} is in use by another crawl or replay"
-            ) from None
-        except OSError as exc:
-            raise SpoolError(
-                f"Cannot use the spool folder {self.folder.absolute()}: {exc}"
-            ) from exc
+        deadline = time.monotonic() + PATIENCE
+        while self._lock is None:
+            try:
+                self.folder.mkdir(parents=True, exist_ok=True)
+                self._lock = hold(self.folder / LOCK_NAME, "in use", mode=0o600)
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise SpoolInUse(
+                        f"The spool folder {self.folder.absolute()} is in use by another "
+                        "crawl or replay"
+                    ) from None
+                time.sleep(0.01)
+            except OSError as exc:
+                raise SpoolError(
+                    f"Cannot use the spool folder {self.folder.absolute()}: {exc}"
+                ) from exc
         return [
             Segment(path, Counter(record["table"] for record in read(path)))
-            for path in sorted(self.folder.glob(f"*{SUFFIX}"))
-            if SEGMENT_NAME.fullmatch(path.name)
+            for path in segments(self.folder)
         ]
 
     @property
@@ -128,11 +147,53 @@ class Spool:
             os.close(file)
 
     def close(self) -> None:
-        """Seal the current segment and unlock the folder."""
+        """Seal the current segment and unlock the folder. A job's folder left with nothing
+        in it is removed: scrapyd runs many jobs, and ends each."""
         self.seal()
-        if self._lock is not None:
-            os.close(self._lock)
-            self._lock = None
+        if self._lock is None:
+            return
+        if self.job:
+            with suppress(OSError):  # gone already, or a lock made meanwhile: it stays
+                if [path.name for path in self.folder.iterdir()] == [LOCK_NAME]:
+                    (self.folder / LOCK_NAME).unlink()
+                    self.folder.rmdir()
+        os.close(self._lock)
+        self._lock = None
+
+
+def segments(folder: Path) -> list[Path]:
+    """The segment files in ``folder``, oldest first."""
+    return sorted(path for path in folder.glob(f"*{SUFFIX}") if SEGMENT_NAME.fullmatch(path.name))
+
+
+def spools(root: Path) -> list[Spool]:
+    """The spool ``root`` and one per job folder in it: a folder with a lock or segments in
+    it, never another folder the user keeps there."""
+    if not root.is_dir():
+        return [Spool(root)]
+    jobs = sorted(
+        path.name
+        for path in root.iterdir()
+        if path.is_dir() and ((path / LOCK_NAME).exists() or segments(path))
+    )
+    return [Spool(root), *(Spool(root, job) for job in jobs)]
+
+
+def waiting(root: Path, besides: Path) -> list[Path]:
+    """The folders of the spool ``root`` (``root`` itself, every job folder) but ``besides``
+    that hold segments no crawl or replay is writing: rows a crawl left behind. Each is
+    locked for an instant to tell; a crawl opening it then waits (:data:`PATIENCE`)."""
+    found = []
+    for spool in spools(root):
+        if spool.folder == besides or not segments(spool.folder):
+            continue
+        try:
+            lock = hold(spool.folder / LOCK_NAME, "in use", mode=0o600)
+        except OSError:  # held by a running crawl or replay, or just removed
+            continue
+        os.close(lock)
+        found.append(spool.folder)
+    return found
 
 
 def _lines(records: Sequence[dict[str, Any]]) -> bytes:

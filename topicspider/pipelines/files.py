@@ -51,16 +51,20 @@ class PagesDirError(CloseSpider):
 
 
 def check_job(settings: BaseSettings, spider_arguments: dict[str, str]) -> None:
-    """Raise ``ConfigError`` on a scrapyd job id that cannot name the job's pages folder."""
+    """Raise ``ConfigError`` on a scrapyd job id that cannot name the job's folders: its
+    pages folder, its MySQL spool."""
     job = spider_arguments.get(SCRAPYD_JOB_ARGUMENT)
     if job and settings.get("TOPIC_PAGES_DIR") and settings.getbool("TOPIC_PAGES_PER_JOB"):
-        _job_folder(job)
+        job_folder(job)
+    if job and settings.get("MYSQL_URL"):
+        job_folder(job, "MYSQL_SPOOL_DIR")
 
 
-def _job_folder(job: str) -> str:
-    """A scrapyd job id as one folder name; scrapyd itself refuses ids that are not."""
+def job_folder(job: str, setting: str = "TOPIC_PAGES_PER_JOB") -> str:
+    """A scrapyd job id as one folder name (of the job's pages, of its MySQL spool);
+    scrapyd itself refuses ids that are not."""
     if Path(job).name != job or job == "..":
-        raise ConfigError(f"scrapyd job id {job!r} cannot be a folder name (TOPIC_PAGES_PER_JOB)")
+        raise ConfigError(f"scrapyd job id {job!r} cannot be a folder name ({setting})")
     return job
 
 
@@ -109,7 +113,7 @@ class FilesystemPipeline:
             raise NotConfigured("TOPIC_PAGES_DIR is empty")
         job = getattr(crawler.spider, SCRAPYD_JOB_ARGUMENT, None)
         if job and crawler.settings.getbool("TOPIC_PAGES_PER_JOB"):
-            pages_dir = Path(pages_dir, _job_folder(job))
+            pages_dir = Path(pages_dir, job_folder(job))
         return cls(pages_dir, crawler.stats, crawler)
 
     def open_spider(self, spider: Spider | None = None) -> None:

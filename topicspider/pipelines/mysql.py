@@ -6,6 +6,7 @@ does not hold back the others."""
 from __future__ import annotations
 
 import logging
+import shlex
 import time
 from collections import deque
 from contextlib import suppress
@@ -21,9 +22,10 @@ from twisted.internet import task
 
 from topicspider.exceptions import ConfigError
 from topicspider.mysql import schema
-from topicspider.mysql.spool import Segment, Spool, SpoolError, read
+from topicspider.mysql.spool import Segment, Spool, SpoolError, read, waiting
 from topicspider.mysql.url import MySQLUrl
 from topicspider.pipelines import close_crawl
+from topicspider.pipelines.files import SCRAPYD_JOB_ARGUMENT, job_folder
 from topicspider.settingtypes import check_types
 from topicspider.signals import links_discovered
 
@@ -95,6 +97,8 @@ class MySQLPipeline:
     When a write fails the crawl goes on, rows wait in the spool and the write is retried
     with a growing delay until the database is back. What the database has not taken when
     the spider closes stays in the spool for the next crawl or ``scrapy mysql-replay``.
+    Under scrapyd each job spools into ``MYSQL_SPOOL_DIR/<job id>``, so that jobs run side
+    by side; a crawl says when other folders there hold rows left behind.
     Rows the database refuses for their data (:func:`~topicspider.mysql.schema.refuses`),
     and rows whose upsert is bigger than the server's ``max_allowed_packet`` (sent, they
     would make it drop the connection, like an outage), are not retried: they go to the
@@ -150,9 +154,10 @@ class MySQLPipeline:
         if not settings.get("MYSQL_URL"):
             raise NotConfigured  # no message: the filesystem alone is the normal case
         check_settings(settings)
+        job = getattr(crawler.spider, SCRAPYD_JOB_ARGUMENT, None)
         pipeline = cls(
             MySQLUrl.parse(settings.get("MYSQL_URL")),
-            Spool(settings.get("MYSQL_SPOOL_DIR")),
+            Spool(settings.get("MYSQL_SPOOL_DIR"), job and job_folder(job, "MYSQL_SPOOL_DIR")),
             crawler.stats,
             crawl_id=settings.get("MYSQL_CRAWL_ID"),
             batch_size=settings.getint("MYSQL_BATCH_SIZE"),
@@ -196,6 +201,13 @@ class MySQLPipeline:
             ) from None
         self.pool = pool
         logger.info("Storing pages in MySQL at %s, crawl id %r", self.url, self.crawl_id)
+        left = waiting(self.spool.root, self.spool.folder)
+        if left:
+            logger.info(
+                "Rows other crawls left wait in %s: %s writes them",
+                ", ".join(str(folder.absolute()) for folder in left),
+                self._replay_command(),
+            )
         if leftovers:
             self._spooled(leftovers)
             logger.info(
@@ -245,11 +257,15 @@ class MySQLPipeline:
             self.stats.set_value("mysql/unwritten", pages)
             logger.warning(
                 "MySQL at %s did not take %d pages and %d links: they are kept in %s, "
-                "for the next crawl to write first, or for `scrapy mysql-replay`",
+                "for %s to write first, or for %s",
                 self.url,
                 pages,
                 links,
                 self.spool.folder.absolute(),
+                f"the job scheduled again with jobid={self.spool.job}"
+                if self.spool.job
+                else "the next crawl",
+                self._replay_command(),
             )
 
     # --- writing ---------------------------------------------------------------
@@ -370,6 +386,10 @@ class MySQLPipeline:
             if not segment.spooled:
                 segment.spooled = True
                 self.stats.inc_value("mysql/spooled", segment.counts[schema.PAGES])
+
+    def _replay_command(self) -> str:
+        root = shlex.quote(str(self.spool.root.absolute()))
+        return f"`scrapy mysql-replay -s MYSQL_SPOOL_DIR={root}`"
 
     # --- errors ----------------------------------------------------------------
 
