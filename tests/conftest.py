@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import subprocess
 import uuid
 from collections.abc import Iterator
 
@@ -99,3 +100,24 @@ def redirect():
 
     with servers:
         yield serve_redirect
+
+
+@pytest.fixture
+def small_fs(tmp_path):
+    """Mounts a small file system (tmpfs) of the given size and options at a fresh folder;
+    unmounts it after."""
+    mounted = []
+
+    def mount(size: str, options: str = "rw"):
+        target = tmp_path / f"fs{len(mounted)}"
+        target.mkdir()
+        subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size},{options}", "tmpfs", str(target)],
+            check=True,
+        )
+        mounted.append(target)
+        return target
+
+    yield mount
+    for target in mounted:
+        subprocess.run(["umount", "-l", str(target)], check=False)

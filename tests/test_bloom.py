@@ -79,6 +79,16 @@ def test_a_saved_filter_opens_and_a_broken_file_is_refused(tmp_path):
             BloomFilter.open(path, 1000, 0.001)
 
 
+def test_a_filter_from_a_file_knows_the_capacity_it_was_sized_for(tmp_path):
+    """A file keeps its size when the capacity settings change: what it holds is its own."""
+    path = tmp_path / "requests.bloom"
+    for capacity, error_rate in [(100, 0.001), (10_000, 0.01), (1_000_000, 0.001)]:
+        BloomFilter.local(capacity, error_rate).save(path)
+        opened = BloomFilter.open(path, 1, 0.5)
+        assert opened.capacity == pytest.approx(capacity, rel=0.06)
+        opened.close()
+
+
 def test_local_bits_check_their_length():
     with pytest.raises(ValueError, match="do not hold"):
         LocalBits(100, bytearray(3))

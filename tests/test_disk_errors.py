@@ -8,34 +8,11 @@ from __future__ import annotations
 import json
 import logging
 import re
-import subprocess
 from contextlib import suppress
 from pathlib import Path
 
-import pytest
-
 from tests.test_pipelines_files import close, make_page, make_pipeline, read_index, store
 from tests.test_spider import crawl_command, scrapy
-
-
-@pytest.fixture
-def small_fs(tmp_path):
-    """Mounts a file system of the given size and options at a fresh folder; unmounts after."""
-    mounted = []
-
-    def mount(size: str, options: str = "rw"):
-        target = tmp_path / f"fs{len(mounted)}"
-        target.mkdir()
-        subprocess.run(
-            ["mount", "-t", "tmpfs", "-o", f"size={size},{options}", "tmpfs", str(target)],
-            check=True,
-        )
-        mounted.append(target)
-        return target
-
-    yield mount
-    for target in mounted:
-        subprocess.run(["umount", "-l", str(target)], check=False)
 
 
 def test_disk_full_stops_cleanly_without_half_lines(site, site_url, tmp_path, small_fs):

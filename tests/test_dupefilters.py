@@ -1,13 +1,17 @@
 """TOPIC_DUPEFILTER picks the dupefilter; the Bloom one honours the request fingerprinter,
-survives a pause in JOBDIR, and filters a real crawl as the exact one does."""
+survives a pause in JOBDIR, and filters a real crawl as the exact one does. A JOBDIR that
+keeps its seen URLs with one is refused to the other."""
 
 from __future__ import annotations
+
+import logging
 
 import pytest
 from scrapy import Request
 from scrapy.dupefilters import RFPDupeFilter
 from scrapy.utils.test import get_crawler
 
+from tests.test_crash import our_errors
 from tests.test_spider import ONE_AT_A_TIME, crawl_command, paths, read_jsonl, scrapy
 from topicspider import settings as project_settings
 from topicspider.dupefilters import BloomDupeFilter, TopicDupeFilter
@@ -62,6 +66,86 @@ def test_bloom_is_saved_in_jobdir_and_resumed(tmp_path):
     assert second.bloom.count == 100
     assert all(second.request_seen(Request(f"http://127.0.0.1/{i}")) for i in range(100))
     assert not second.request_seen(Request("http://127.0.0.1/new"))
+
+
+@pytest.mark.parametrize("name", ["exact", "bloom"])
+def test_knows_answers_without_adding(tmp_path, name):
+    """What the scheduler asks before it queues a request, and writes it down as seen after."""
+    df = dupefilter(TOPIC_DUPEFILTER=name, JOBDIR=str(tmp_path))
+    page = Request("http://127.0.0.1/page")
+    assert not df.knows(page)
+    assert not df.knows(page)
+    assert not df.request_seen(page)
+    assert df.knows(page)
+    df.close("finished")
+
+
+def test_a_jobdir_that_keeps_its_urls_with_the_other_dupefilter_is_refused(tmp_path):
+    """The other filter would know none of the URLs fetched: the resumed crawl would fetch
+    every page again. Refused before it writes its own file."""
+    exact = dupefilter(JOBDIR=str(tmp_path / "exact"))
+    exact.request_seen(Request("http://127.0.0.1/a"))
+    exact.close("shutdown")
+    with pytest.raises(
+        ConfigError, match="keeps its seen URLs with TOPIC_DUPEFILTER=exact; this crawl has"
+    ):
+        dupefilter(JOBDIR=str(tmp_path / "exact"), TOPIC_DUPEFILTER="bloom")
+    assert not (tmp_path / "exact" / "requests.bloom").exists()
+
+    bloom = dupefilter(JOBDIR=str(tmp_path / "bloom"), TOPIC_DUPEFILTER="bloom")
+    bloom.request_seen(Request("http://127.0.0.1/a"))
+    bloom.close("shutdown")
+    with pytest.raises(ConfigError, match="Resume it with TOPIC_DUPEFILTER=bloom"):
+        dupefilter(JOBDIR=str(tmp_path / "bloom"))
+
+    dupefilter(JOBDIR=str(tmp_path / "unused")).close("finished")  # saw nothing: either will do
+    dupefilter(JOBDIR=str(tmp_path / "unused"), TOPIC_DUPEFILTER="bloom").close("finished")
+
+
+def test_a_resumed_bloom_filter_of_another_size_says_so_and_warns_at_its_own_capacity(
+    tmp_path, caplog
+):
+    """The file keeps its size (documented): a crawl resumed with a larger capacity is told,
+    and is warned once the filter passes the capacity it really has."""
+    settings = {"TOPIC_DUPEFILTER": "bloom", "TOPIC_BLOOM_CAPACITY": 100, "JOBDIR": str(tmp_path)}
+    dupefilter(**settings).close("shutdown")
+    with caplog.at_level(logging.WARNING):
+        resumed = dupefilter(**{**settings, "TOPIC_BLOOM_CAPACITY": 10_000_000})
+        for i in range(150):
+            resumed.request_seen(Request(f"http://127.0.0.1/{i}"))
+    messages = [record.getMessage() for record in caplog.records]
+    assert any(
+        "requests.bloom keeps its size: 1438 bits, 10 hashes, for about 100 URLs;"
+        " TOPIC_BLOOM_CAPACITY=10000000" in message
+        for message in messages
+    ), messages
+    assert [m for m in messages if "URLs it was sized for" in m] == [
+        "The Bloom filter holds more than the 100 URLs it was sized for (TOPIC_BLOOM_CAPACITY);"
+        " its false-positive rate grows past the one it was sized for"
+    ]
+    resumed.close("finished")
+
+
+def test_a_paused_crawl_resumed_with_the_other_dupefilter_stops_in_one_line(
+    site, site_url, tmp_path
+):
+    jobdir = tmp_path / "job"
+    command = crawl_command(site_url, site, tmp_path, f"JOBDIR={jobdir}")
+    first = scrapy(*command, "-s", "CLOSESPIDER_PAGECOUNT=6")
+    assert first.returncode == 0, first.stderr[-2000:]
+    fetched = read_jsonl(tmp_path / "fetch.jsonl")
+
+    bloom = scrapy(*command, "-s", "TOPIC_DUPEFILTER=bloom")
+    assert our_errors(bloom.stderr) == [
+        line for line in bloom.stderr.splitlines() if "keeps its seen URLs" in line
+    ]
+    assert (
+        f"JOBDIR {jobdir} keeps its seen URLs with TOPIC_DUPEFILTER=exact; this crawl has"
+        " TOPIC_DUPEFILTER=bloom" in bloom.stderr
+    )
+    assert "'finish_reason': 'jobdir_error'" in bloom.stderr
+    assert "Traceback" not in bloom.stderr
+    assert read_jsonl(tmp_path / "fetch.jsonl") == fetched, "pages were fetched again"
 
 
 def test_bloom_warns_once_past_its_capacity(caplog):

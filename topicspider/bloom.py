@@ -176,6 +176,17 @@ class BloomFilter:
     def __contains__(self, item: bytes) -> bool:
         return item in self._cache or self.bits.contains(self.positions(item))
 
+    @property
+    def capacity(self) -> int:
+        """The items the filter holds at the false-positive rate it was sized for: about
+        half its bits are set then (``optimal_size`` sizes it so), for a filter made with
+        settings no longer at hand (a file).
+
+        >>> BloomFilter.local(1_000_000, 0.001).capacity
+        996578
+        """
+        return round(self.bits.size * math.log(2) / self.hashes)
+
     def false_positive_rate(self, count: int | None = None) -> float:
         """The expected false-positive rate with ``count`` items in (default: ``self.count``)."""
         n = self.count if count is None else count

@@ -2,6 +2,8 @@
 
 ``DUPEFILTER_CLASS = "topicspider.dupefilters.TopicDupeFilter"`` builds the one
 ``TOPIC_DUPEFILTER`` names (``DUPEFILTERS``); both use ``REQUEST_FINGERPRINTER``.
+Both answer ``knows`` (seen, without adding), so that ``TopicScheduler`` can queue a
+request in ``JOBDIR`` before it is written down as seen.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from scrapy.utils.job import job_dir
 from scrapy.utils.misc import build_from_crawler, load_object
 from scrapy.utils.request import referer_str
 
-from topicspider.bloom import BloomFilter
+from topicspider.bloom import BloomFilter, optimal_size
 from topicspider.exceptions import ConfigError
 
 if TYPE_CHECKING:
@@ -44,15 +46,31 @@ class DurableRFPDupeFilter(RFPDupeFilter):
     request as it comes, so the two stay in step.
     """
 
+    FILE_NAME = "requests.seen"
+
     def request_seen(self, request: Request) -> bool:
         seen = super().request_seen(request)
         if not seen and self.file:
             self.file.flush()
         return seen
 
+    def knows(self, request: Request) -> bool:
+        """Whether ``request_seen`` would say seen, without adding the request. Reads
+        Scrapy's set (not public API: 2.19 keeps bytes in ``_fingerprints``, 2.18 hex
+        strings in ``fingerprints``)."""
+        fingerprints = getattr(self, "_fingerprints", None)
+        if fingerprints is None:
+            return self.request_fingerprint(request) in self.fingerprints
+        return self.fingerprinter.fingerprint(request) in fingerprints
+
 
 class TopicDupeFilter:
-    """``DUPEFILTER_CLASS`` that builds the dupefilter named by ``TOPIC_DUPEFILTER``."""
+    """``DUPEFILTER_CLASS`` that builds the dupefilter named by ``TOPIC_DUPEFILTER``.
+
+    Raises ``ConfigError``, before it writes anything there, if ``JOBDIR`` keeps its seen
+    URLs with the other one: the new filter would know none of them, and the crawl
+    would fetch every page again.
+    """
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> BaseDupeFilter:
@@ -61,7 +79,25 @@ class TopicDupeFilter:
             raise ConfigError(
                 f"TOPIC_DUPEFILTER={name!r}: expected one of {', '.join(sorted(DUPEFILTERS))}"
             )
+        directory = job_dir(crawler.settings)
+        kept = _kept_by(Path(directory)) if directory else None
+        if kept not in (None, name):
+            raise ConfigError(
+                f"JOBDIR {directory} keeps its seen URLs with TOPIC_DUPEFILTER={kept}; this"
+                f" crawl has TOPIC_DUPEFILTER={name}, which would fetch them all again."
+                f" Resume it with TOPIC_DUPEFILTER={kept}, or use another JOBDIR"
+            )
         return build_from_crawler(load_object(DUPEFILTERS[name]), crawler)
+
+
+def _kept_by(directory: Path) -> str | None:
+    """The ``TOPIC_DUPEFILTER`` whose file in ``directory`` holds seen URLs, if any."""
+    if (directory / BloomDupeFilter.FILE_NAME).exists():
+        return "bloom"
+    seen = directory / DurableRFPDupeFilter.FILE_NAME
+    if seen.exists() and seen.stat().st_size:
+        return "exact"
+    return None
 
 
 class BloomDupeFilter(BaseDupeFilter):
@@ -71,7 +107,8 @@ class BloomDupeFilter(BaseDupeFilter):
     set's hundred-odd, at the price of skipping a share ``TOPIC_BLOOM_ERROR_RATE`` of
     the new URLs (see :mod:`topicspider.bloom`). With ``JOBDIR`` the filter lives in
     ``JOBDIR/requests.bloom``, mapped into memory, so that a crawl paused or killed
-    resumes with it; the file keeps its own size even if the capacity settings changed.
+    resumes with it; the file keeps its own size even if the capacity settings changed
+    (said once, and its own capacity is the one past which it warns).
     """
 
     FILE_NAME = "requests.bloom"
@@ -104,12 +141,30 @@ class BloomDupeFilter(BaseDupeFilter):
             bloom = BloomFilter.local(capacity, error_rate)
         else:
             resumed = path.exists()
-            bloom = BloomFilter.open(path, capacity, error_rate)
+            try:
+                bloom = BloomFilter.open(path, capacity, error_rate)
+            except ValueError as error:
+                raise ConfigError(f"Cannot use JOBDIR: {error}") from None
             if resumed:
                 logger.info(
                     "Resumed the Bloom filter of %(count)d URLs from %(path)s",
                     {"count": bloom.count, "path": path},
                 )
+            if (bloom.bits.size, bloom.hashes) != optimal_size(capacity, error_rate):
+                logger.warning(
+                    "%(path)s keeps its size: %(bits)d bits, %(hashes)d hashes, for about"
+                    " %(kept)d URLs; TOPIC_BLOOM_CAPACITY=%(capacity)d and"
+                    " TOPIC_BLOOM_ERROR_RATE=%(rate)r apply to a new JOBDIR only",
+                    {
+                        "path": path,
+                        "bits": bloom.bits.size,
+                        "hashes": bloom.hashes,
+                        "kept": bloom.capacity,
+                        "capacity": capacity,
+                        "rate": error_rate,
+                    },
+                )
+                capacity = bloom.capacity
         return cls(
             bloom,
             crawler.request_fingerprinter,
@@ -124,12 +179,17 @@ class BloomDupeFilter(BaseDupeFilter):
         self._check_capacity()
         return False
 
+    def knows(self, request: Request) -> bool:
+        """Whether ``request_seen`` would say seen, without adding the request."""
+        return self.fingerprinter.fingerprint(request) in self.bloom
+
     def _check_capacity(self) -> None:
         if self.bloom.count > self.capacity and not self._warned_full:
             self._warned_full = True
             logger.warning(
-                "The Bloom filter holds more than TOPIC_BLOOM_CAPACITY=%(capacity)d URLs;"
-                " its false-positive rate grows past the one it was sized for",
+                "The Bloom filter holds more than the %(capacity)d URLs it was sized for"
+                " (TOPIC_BLOOM_CAPACITY); its false-positive rate grows past the one it was"
+                " sized for",
                 {"capacity": self.capacity},
             )
 

@@ -10,6 +10,9 @@ paused crawl resumes in the same order.
 ``SpillQueue`` is a ``MemoryQueue`` that holds at most ``TOPIC_QUEUE_MEMORY_LIMIT``
 requests in memory, the best ones, and keeps the rest in a temporary SQLite file.
 
+A queue that cannot read or write its file (a full disk, a read-only or damaged
+folder) raises ``FrontierError``; ``TopicScheduler`` stops the crawl on it.
+
 Requests are kept per download slot (host), and a request is handed to the
 engine only when its slot has room. Otherwise the engine would pull up to
 ``CONCURRENT_REQUESTS`` requests into the downloader's own FIFO queues at once,
@@ -18,10 +21,12 @@ and the order would be decided before the pages that should change it arrive.
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
 import logging
 import math
+import os
 import pickle
 import sqlite3
 from collections import Counter
@@ -32,8 +37,10 @@ from urllib.parse import urlsplit
 from scrapy.utils.misc import build_from_crawler
 from scrapy.utils.request import request_from_dict
 
+from topicspider.exceptions import TopicSpiderError
+
 if TYPE_CHECKING:
-    from collections.abc import Collection, Iterable
+    from collections.abc import Collection, Iterable, Iterator
 
     from scrapy import Request
     from scrapy.core.engine import ExecutionEngine
@@ -46,6 +53,7 @@ __all__ = [
     "RESERVE_KEY",
     "SCORE_KEY",
     "DiskQueue",
+    "FrontierError",
     "MemoryQueue",
     "ScorePriorityQueue",
     "ScoreQueue",
@@ -73,8 +81,11 @@ Order = tuple[float, int]
 
 def score_of(request: Request) -> float:
     """The request's float score; requests without one fall back to their integer priority.
-    A score that is not a number goes last: it has no place in any order."""
-    score = float(request.meta.get(SCORE_KEY, request.priority))
+    A score that is not a number (NaN, None, a word) goes last: it has no place in any order."""
+    try:
+        score = float(request.meta.get(SCORE_KEY, request.priority))
+    except (TypeError, ValueError):
+        return -math.inf
     return -math.inf if math.isnan(score) else score
 
 
@@ -82,6 +93,11 @@ def lowered(score: float, factor: float) -> float:
     """``score`` lowered in proportion, ``0 < factor <= 1``: multiplied if positive,
     divided if negative (breadth-first scores are)."""
     return score * factor if score >= 0 else score / factor
+
+
+class FrontierError(TopicSpiderError):
+    """The frontier's file (in ``JOBDIR``, or spilled to ``TMPDIR``) cannot be read or
+    written; the message names it."""
 
 
 class ScoreQueue(Protocol):
@@ -180,7 +196,9 @@ class SpillQueue(MemoryQueue):
     its fingerprint (an index); one whose score it raises moves back to memory.
 
     Requests that cannot be serialized stay in memory. The file is an SQLite
-    private temporary database (in ``TMPDIR``), deleted when the queue closes.
+    private temporary database (in ``TMPDIR``), deleted when the queue closes. A
+    file that cannot be written or read (a full disk) raises ``FrontierError``; the
+    transaction that failed leaves it as it was (its journal is in memory).
     """
 
     def __init__(self, limit: int, crawler: Crawler | None = None) -> None:
@@ -204,7 +222,7 @@ class SpillQueue(MemoryQueue):
         if self._db is None:
             self._db = sqlite3.connect("", isolation_level=None)
             self._db.executescript(
-                "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+                "PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF;"
                 "CREATE TABLE spill (seq INTEGER PRIMARY KEY, slot TEXT NOT NULL,"
                 " neg_score REAL NOT NULL, fingerprint TEXT NOT NULL UNIQUE,"
                 " request BLOB NOT NULL);"
@@ -212,30 +230,42 @@ class SpillQueue(MemoryQueue):
             )
         return self._db
 
+    @contextlib.contextmanager
+    def _sqlite(self) -> Iterator[None]:
+        """SQLite's errors as ``FrontierError``."""
+        try:
+            yield
+        except sqlite3.Error as error:
+            raise FrontierError(
+                f"Cannot use the frontier's temporary file (TMPDIR): {error}"
+            ) from error
+
     def push(self, request: Request, slot: str, fingerprint: str) -> None:
         super().push(request, slot, fingerprint)
         if len(self._entries) > self.limit:
-            self._spill()
+            with self._sqlite():
+                self._spill()
 
     def improve(self, request: Request, slot: str, fingerprint: str) -> bool:
         if super().improve(request, slot, fingerprint):
             return True
         if not self._disk_length:
             return False
-        db = self._disk()
-        known = db.execute(
-            "SELECT seq, neg_score, slot FROM spill WHERE fingerprint = ?", (fingerprint,)
-        ).fetchone()
-        if known is None:
-            return False
-        seq, neg_score, known_slot = known
-        if -score_of(request) < neg_score:
-            # Back to memory: a raised score often makes it one of the next to go.
-            db.execute("DELETE FROM spill WHERE seq = ?", (seq,))
-            self._disk_length -= 1
-            if self._disk_tops[known_slot] == (neg_score, seq):
-                self._find_disk_top(known_slot)
-            self._add([-score_of(request), seq, request, fingerprint], slot)
+        with self._sqlite():
+            db = self._disk()
+            known = db.execute(
+                "SELECT seq, neg_score, slot FROM spill WHERE fingerprint = ?", (fingerprint,)
+            ).fetchone()
+            if known is None:
+                return False
+            seq, neg_score, known_slot = known
+            if -score_of(request) < neg_score:
+                # Back to memory: a raised score often makes it one of the next to go.
+                db.execute("DELETE FROM spill WHERE seq = ?", (seq,))
+                self._disk_length -= 1
+                if self._disk_tops[known_slot] == (neg_score, seq):
+                    self._find_disk_top(known_slot)
+                self._add([-score_of(request), seq, request, fingerprint], slot)
         return True
 
     def _find_disk_top(self, slot: str) -> None:
@@ -269,16 +299,13 @@ class SpillQueue(MemoryQueue):
                 keep.append((entry, slot))
                 continue
             rows.append((entry[1], slot, entry[0], entry[3], data))
-            order = (entry[0], entry[1])
-            if slot not in self._disk_tops or order < self._disk_tops[slot]:
-                self._disk_tops[slot] = order
-        db = self._disk()
-        db.execute("BEGIN")
-        db.executemany(
+        self._change(
             "INSERT INTO spill (seq, slot, neg_score, fingerprint, request) VALUES (?, ?, ?, ?, ?)",
             rows,
         )
-        db.execute("COMMIT")
+        for seq, slot, neg_score, _, _ in rows:
+            if slot not in self._disk_tops or (neg_score, seq) < self._disk_tops[slot]:
+                self._disk_tops[slot] = (neg_score, seq)
         self._disk_length += len(rows)
         self._heaps, self._entries = {}, {}
         for entry, slot in keep:
@@ -290,18 +317,31 @@ class SpillQueue(MemoryQueue):
             self.stats.inc_value("topic/queue/spilled", len(rows))
         logger.debug("Spilled %s requests to disk; %s there", len(rows), self._disk_length)
 
-    def _refill(self, slot: str) -> None:
-        """Move the slot's best requests on disk back into memory."""
+    def _change(self, statement: str, rows: list[tuple]) -> None:
+        """Run the statement for every row in one transaction, or for none."""
         db = self._disk()
+        db.execute("BEGIN")
+        try:
+            db.executemany(statement, rows)
+            db.execute("COMMIT")
+        except sqlite3.Error:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+
+    def _refill(self, slot: str) -> None:
+        """Move the slot's best requests on disk back into memory: its share of a batch.
+        A whole batch for each of many slots would pass the limit, and the next spill would
+        write most of it back (with 1,000 slots, each request went to disk 18 times)."""
+        db = self._disk()
+        batch = max(1, min(self.refill, self.limit // 4 // len(self._disk_tops)))
         rows = db.execute(
             "SELECT seq, neg_score, fingerprint, request FROM spill WHERE slot = ?"
             " ORDER BY neg_score, seq LIMIT ?",
-            (slot, self.refill),
+            (slot, batch),
         ).fetchall()
         spider = self.crawler.spider if self.crawler is not None else None
-        db.execute("BEGIN")
-        db.executemany("DELETE FROM spill WHERE seq = ?", [(row[0],) for row in rows])
-        db.execute("COMMIT")
+        self._change("DELETE FROM spill WHERE seq = ?", [(row[0],) for row in rows])
         self._disk_length -= len(rows)
         if self.stats is not None:
             self.stats.inc_value("topic/queue/refilled", len(rows))
@@ -323,11 +363,12 @@ class SpillQueue(MemoryQueue):
         return super().peek(slot)
 
     def pop(self, slot: str) -> Request | None:
-        if self._memory_is_behind(slot):
-            self._refill(slot)
-        request = super().pop(slot)
-        if len(self._entries) > self.limit + self.refill:  # a refill may overshoot by a batch
-            self._spill()
+        with self._sqlite():
+            if self._memory_is_behind(slot):
+                self._refill(slot)
+            request = super().pop(slot)
+            if len(self._entries) > self.limit + self.refill:  # a refill may overshoot by a batch
+                self._spill()
         return request
 
     def slots(self) -> Iterable[str]:
@@ -354,24 +395,37 @@ class DiskQueue:
     popped request stays in the table, marked taken, until the engine is done
     with it: a crawl killed with ``kill -9`` loses no queued request, and the
     ones in flight at the kill are queued again when the crawl resumes.
+
+    A file that cannot be read or written raises ``FrontierError``, and from then
+    on nothing is settled: the pages in flight may have links that could not be
+    queued, and are fetched again when the crawl resumes. An empty or damaged
+    file is refused, not started afresh.
     """
+
+    FILE_NAME = "frontier.sqlite3"
 
     def __init__(self, path: Path, crawler: Crawler) -> None:
         self.crawler = crawler
-        path.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path / "frontier.sqlite3", isolation_level=None)
-        self._db.executescript(
-            "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-            "CREATE TABLE IF NOT EXISTS frontier (seq INTEGER PRIMARY KEY,"
-            " slot TEXT NOT NULL, neg_score REAL NOT NULL, fingerprint TEXT NOT NULL UNIQUE,"
-            " request BLOB NOT NULL, taken INTEGER NOT NULL DEFAULT 0);"
-            "CREATE INDEX IF NOT EXISTS frontier_order ON frontier (slot, taken, neg_score, seq);"
-            # Requests in flight when the last crawl stopped were not finished: queue them again.
-            "UPDATE frontier SET taken = 0 WHERE taken = 1;"
-        )
-        self._counts: dict[str, int] = dict(
-            self._db.execute("SELECT slot, COUNT(*) FROM frontier GROUP BY slot")
-        )
+        self.file = path / self.FILE_NAME
+        #: Set by the first read or write that failed: nothing is settled from then on.
+        self.failed = False
+        with self._sqlite():
+            path.mkdir(parents=True, exist_ok=True)
+            if not self.file.exists():
+                self._create()
+            self._db = sqlite3.connect(self.file, isolation_level=None)
+            tables = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'frontier'"
+            if self._db.execute(tables).fetchone() is None:
+                raise sqlite3.DatabaseError("no frontier in it (an empty or damaged file)")
+            self._db.executescript(
+                "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+                # Requests in flight when the last crawl stopped were not finished: queue
+                # them again.
+                "UPDATE frontier SET taken = 0 WHERE taken = 1;"
+            )
+            self._counts: dict[str, int] = dict(
+                self._db.execute("SELECT slot, COUNT(*) FROM frontier GROUP BY slot")
+            )
         self._length = sum(self._counts.values())
         self._tops: dict[str, Order | None] = {}
         self._taken: dict[int, Request] = {}
@@ -380,28 +434,53 @@ class DiskQueue:
     def from_crawler(cls, crawler: Crawler, key: str) -> Self:
         return cls(Path(key), crawler)
 
+    def _create(self) -> None:
+        """Make the file whole or not at all: one cut short by a full disk would be
+        refused as damaged at the next start."""
+        part = self.file.with_name(f"{self.FILE_NAME}.part")
+        part.unlink(missing_ok=True)
+        with contextlib.closing(sqlite3.connect(part)) as db:
+            db.executescript(
+                "CREATE TABLE frontier (seq INTEGER PRIMARY KEY, slot TEXT NOT NULL,"
+                " neg_score REAL NOT NULL, fingerprint TEXT NOT NULL UNIQUE,"
+                " request BLOB NOT NULL, taken INTEGER NOT NULL DEFAULT 0);"
+                "CREATE INDEX frontier_order ON frontier (slot, taken, neg_score, seq);"
+            )
+        os.replace(part, self.file)
+
+    @contextlib.contextmanager
+    def _sqlite(self) -> Iterator[None]:
+        """SQLite's errors, and the folder's, as ``FrontierError``."""
+        try:
+            yield
+        except (sqlite3.Error, OSError) as error:
+            self.failed = True
+            raise FrontierError(f"Cannot use the frontier {self.file} (JOBDIR): {error}") from error
+
     def push(self, request: Request, slot: str, fingerprint: str) -> None:
-        known = self._row(fingerprint)
-        if known is not None:
-            if known[2]:
-                self._requeue(known[0], request, slot)
-            else:
-                self._raise(known, request, slot)
-            return
-        seq = self._db.execute(
-            "INSERT INTO frontier (slot, neg_score, fingerprint, request) VALUES (?, ?, ?, ?)",
-            (slot, -score_of(request), fingerprint, self._dumps(request)),
-        ).lastrowid
+        with self._sqlite():
+            known = self._row(fingerprint)
+            if known is not None:
+                if known[2]:
+                    self._requeue(known[0], request, slot)
+                else:
+                    self._raise(known, request, slot)
+                return
+            seq = self._db.execute(
+                "INSERT INTO frontier (slot, neg_score, fingerprint, request) VALUES (?, ?, ?, ?)",
+                (slot, -score_of(request), fingerprint, self._dumps(request)),
+            ).lastrowid
         self._counts[slot] = self._counts.get(slot, 0) + 1
         self._length += 1
         self._moved(slot, (-score_of(request), seq or 0))
 
     def improve(self, request: Request, slot: str, fingerprint: str) -> bool:
-        known = self._row(fingerprint)
-        if known is None:
-            return False
-        if not known[2]:
-            self._raise(known, request, slot)
+        with self._sqlite():
+            known = self._row(fingerprint)
+            if known is None:
+                return False
+            if not known[2]:
+                self._raise(known, request, slot)
         return True
 
     def _raise(self, known: tuple[int, float, int], request: Request, slot: str) -> None:
@@ -442,21 +521,23 @@ class DiskQueue:
 
     def peek(self, slot: str) -> Order | None:
         if slot not in self._tops:
-            self._tops[slot] = self._db.execute(
-                "SELECT neg_score, seq FROM frontier WHERE slot = ? AND taken = 0"
-                " ORDER BY neg_score, seq LIMIT 1",
-                (slot,),
-            ).fetchone()
+            with self._sqlite():
+                self._tops[slot] = self._db.execute(
+                    "SELECT neg_score, seq FROM frontier WHERE slot = ? AND taken = 0"
+                    " ORDER BY neg_score, seq LIMIT 1",
+                    (slot,),
+                ).fetchone()
         return self._tops[slot]
 
     def pop(self, slot: str) -> Request | None:
         top = self.peek(slot)
         if top is None:
             return None
-        (data,) = self._db.execute(
-            "SELECT request FROM frontier WHERE seq = ?", (top[1],)
-        ).fetchone()
-        self._db.execute("UPDATE frontier SET taken = 1 WHERE seq = ?", (top[1],))
+        with self._sqlite():
+            (data,) = self._db.execute(
+                "SELECT request FROM frontier WHERE seq = ?", (top[1],)
+            ).fetchone()
+            self._db.execute("UPDATE frontier SET taken = 1 WHERE seq = ?", (top[1],))
         del self._tops[slot]
         self._counts[slot] -= 1
         self._length -= 1
@@ -468,9 +549,12 @@ class DiskQueue:
 
     def settle(self, in_progress: Collection[Request]) -> None:
         """Forget the taken requests the engine is done with (fetched and parsed, or failed)."""
+        if self.failed:
+            return
         done = [seq for seq, request in self._taken.items() if request not in in_progress]
         if done:
-            self._db.executemany("DELETE FROM frontier WHERE seq = ?", [(seq,) for seq in done])
+            with self._sqlite():
+                self._db.executemany("DELETE FROM frontier WHERE seq = ?", [(seq,) for seq in done])
             for seq in done:
                 del self._taken[seq]
 
@@ -478,9 +562,11 @@ class DiskQueue:
         return self._counts.keys()
 
     def close(self) -> None:
-        # Scrapy closes the scheduler after the last request in flight is done.
-        self.settle(())
-        self._db.close()
+        try:
+            # Scrapy closes the scheduler after the last request in flight is done.
+            self.settle(())
+        finally:
+            self._db.close()
 
     def __len__(self) -> int:
         return self._length
@@ -602,7 +688,7 @@ class ScorePriorityQueue:
         return self.queue.pop(best[1]) if best is not None else None
 
     def close(self) -> list[int]:
-        """Scrapy writes the returned state to ``active.json``; the queue keeps its own."""
+        """The queue keeps its own state: nothing for Scrapy's ``active.json``."""
         self.queue.close()
         return []
 

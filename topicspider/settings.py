@@ -207,6 +207,9 @@ ITEM_PIPELINES = {
 }
 
 EXTENSIONS = {
+    # Scrapy's, without writing to a JOBDIR the crawl could not use (see jobstate.py).
+    "scrapy.extensions.spiderstate.SpiderState": None,
+    "topicspider.extensions.jobstate.JobState": 0,
     "topicspider.extensions.progress.Progress": 500,
     "topicspider.extensions.fetchlog.FetchLog": 510,
     "topicspider.extensions.report.Report": 520,

@@ -13,6 +13,7 @@ from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from topicspider.exceptions import TopicSpiderError
 from topicspider.pipelines import files, mysql
 from topicspider.redis.scheduler import LOST_REASON, MISMATCH_REASON
+from topicspider.scheduler import FRONTIER_REASON, JOBDIR_REASON
 
 if TYPE_CHECKING:
     import argparse
@@ -27,6 +28,8 @@ FAILED = frozenset(
         mysql.SPOOL_CLOSE_REASON,
         MISMATCH_REASON,
         LOST_REASON,
+        JOBDIR_REASON,
+        FRONTIER_REASON,
     }
 )
 
@@ -41,8 +44,9 @@ class Command(ScrapyCrawlCommand):
     log file: that is where a scrapyd user looks, not at the process's stderr.
 
     A crawl that stopped on an error (see ``FAILED``: a pages folder it cannot write, a
-    database it cannot use, a crawl gone from Redis) exits with status 1, so that a script
-    or cron job can tell it from a crawl that ended well."""
+    database it cannot use, a crawl gone from Redis, a ``JOBDIR`` or frontier file it
+    cannot use) exits with status 1, so that a script or cron job can tell it from a
+    crawl that ended well."""
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if len(args) == 1:

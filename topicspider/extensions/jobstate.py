@@ -1,0 +1,44 @@
+"""Scrapy's ``SpiderState``, made safe for a ``JOBDIR`` the crawl could not use."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import pickle
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from scrapy.extensions.spiderstate import SpiderState
+
+from topicspider.scheduler import JOBDIR_REASON
+
+if TYPE_CHECKING:
+    from scrapy import Spider
+
+logger = logging.getLogger(__name__)
+
+
+class JobState(SpiderState):
+    """Keeps ``spider.state`` in ``JOBDIR/spider.state`` between runs, as Scrapy's does, but
+    writes it whole or not at all, and not when the crawl closed on ``JOBDIR_REASON``.
+
+    A crawl refused at the start (another crawl holds the folder, other keywords) would
+    otherwise overwrite the running or paused crawl's state with its own, and one stopped by
+    a full disk would leave a file cut short that the next start cannot read. Such a crawl
+    keeps the state of the last run that closed well.
+    """
+
+    def spider_closed(self, spider: Spider, reason: str) -> None:
+        if reason == JOBDIR_REASON or not self.jobdir:
+            return
+        path = Path(self.statefn)
+        part = path.with_name(f"{path.name}.part")
+        try:
+            with part.open("wb") as file:
+                pickle.dump(spider.state, file, protocol=4)
+            os.replace(part, path)
+        except OSError as error:
+            logger.error("Cannot keep the spider's state in %s: %s", path, error)
+            with contextlib.suppress(OSError):
+                part.unlink(missing_ok=True)
