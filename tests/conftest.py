@@ -102,6 +102,15 @@ def redirect():
         yield serve_redirect
 
 
+@pytest.fixture(scope="module")
+def lost_mariadb(tmp_path_factory, mysql_password) -> Iterator[MariaDB]:
+    """A MariaDB of the module's own, for tests that stop, start or hang it."""
+    server = MariaDB(tmp_path_factory.mktemp("lost-mariadb"), password=mysql_password)
+    server.start()
+    yield server
+    server.stop()
+
+
 @pytest.fixture
 def small_fs(tmp_path):
     """Mounts a small file system (tmpfs) of the given size and options at a fresh folder;

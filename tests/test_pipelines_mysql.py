@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 from urllib.parse import quote
@@ -812,15 +811,6 @@ def test_a_page_with_an_unclosed_title_is_stored_and_so_are_the_pages_after_it(t
 
 
 # --- the database goes away ------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def lost_mariadb(tmp_path_factory, mysql_password) -> Iterator[MariaDB]:
-    """A MariaDB of its own, for tests that stop and start it."""
-    server = MariaDB(tmp_path_factory.mktemp("lost-mariadb"), password=mysql_password)
-    server.start()
-    yield server
-    server.stop()
 
 
 def wait_for(condition, timeout: float = 60, what: str = "condition") -> None:

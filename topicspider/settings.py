@@ -120,7 +120,7 @@ MYSQL_RETRY_DELAY = 1.0
 MYSQL_RETRY_MAX_DELAY = 30.0
 # Seconds the closing spider waits for the database to take what is left.
 MYSQL_CLOSE_TIMEOUT = 10.0
-# Seconds to connect, and to wait for each read or write on a connection.
+# Seconds to connect (greeting and login included), and to wait for each read or write.
 MYSQL_CONNECT_TIMEOUT = 5.0
 MYSQL_TIMEOUT = 30.0
 # Stored with every row; empty: scrapyd's job id, else "<spider>-<UTC start time>".

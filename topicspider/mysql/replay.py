@@ -18,6 +18,7 @@ from scrapy.commands import ScrapyCommand
 
 from topicspider.exceptions import ConfigError, TopicSpiderError
 from topicspider.mysql import schema
+from topicspider.mysql.connection import connect
 from topicspider.mysql.spool import SpoolInUse, read, spools
 from topicspider.mysql.url import MySQLUrl
 from topicspider.pipelines.mysql import check_settings
@@ -153,7 +154,7 @@ def _write(
     connect_timeout: float,
     timeout: float,
 ) -> None:
-    connection = pymysql.connect(
+    connection = connect(
         **url.connect_kwargs(),
         connect_timeout=connect_timeout,
         read_timeout=timeout,

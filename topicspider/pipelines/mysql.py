@@ -182,7 +182,7 @@ class MySQLPipeline:
         except (SpoolError, ValueError) as exc:
             raise self._unavailable(f"{exc} (MYSQL_SPOOL_DIR)") from None
         pool = adbapi.ConnectionPool(
-            "pymysql",
+            "topicspider.mysql.connection",
             cp_min=1,
             cp_max=1,  # one writer: batches reach the database in the order they were sealed
             **self.url.connect_kwargs(),
