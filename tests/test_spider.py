@@ -369,25 +369,6 @@ def test_a_resumed_crawl_still_keeps_to_the_host_its_seed_redirected_to(
     assert all(url.startswith("http://localhost:") for url in stored)
 
 
-def test_scrapy_parse_shows_how_one_page_is_judged_without_seeds(site_url, tmp_path):
-    """`scrapy parse` fetches the page it is given, whatever the seeds."""
-    result = scrapy(
-        "parse",
-        "--spider",
-        "topic",
-        "-a",
-        "keywords=sports",
-        "-s",
-        f"TOPIC_PAGES_DIR={tmp_path / 'pages'}",
-        f"{site_url}/sports/index.html",
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert "Traceback" not in result.stderr
-    items, requests = result.stdout.split("# Requests")
-    assert f"'url': '{site_url}/sports/index.html'" in items
-    assert f"{site_url}/sports/derby-preview.html" in requests
-
-
 def test_unreachable_seed_is_reported_and_crawl_ends(tmp_path):
     result = scrapy(
         "crawl",

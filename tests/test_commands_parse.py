@@ -1,0 +1,38 @@
+"""``scrapy parse --spider topic``: one page of the fixture site judged, nothing stored."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+from tests.test_spider import scrapy
+
+
+def test_parse_shows_the_item_and_the_scored_links_and_stores_nothing(site, site_url, tmp_path):
+    """It fetches the page it is given, whatever the seeds (it needs none)."""
+    pages = tmp_path / "pages"
+    result = scrapy(
+        "parse",
+        "--spider",
+        "topic",
+        "-a",
+        "keywords=sports",
+        "-s",
+        f"TOPIC_PAGES_DIR={pages}",
+        f"{site_url}/sports/index.html",
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Traceback" not in result.stderr
+    assert not pages.exists(), "parse opened the pages folder"
+    items = result.stdout.split("# Scraped Items", 1)[1].split("# Requests", 1)[0]
+    assert f"'url': '{site_url}/sports/index.html'" in items
+    assert re.search(r"'relevance': 0\.\d+", items)
+    assert re.search(r"'body': '<\d+ bytes>'", items)
+    assert "b'" not in items
+    links = re.findall(r"<(\d\.\d{3}) GET (http://\S+)>", result.stdout.split("# Requests", 1)[1])
+    assert len(links) > 5
+    scores = [float(score) for score, _ in links]
+    assert scores == sorted(scores, reverse=True)
+    assert all(url.startswith(site_url) for _, url in links)
+    assert {urlsplit(url).path for _, url in links} & site.on_topic
+    assert "/sports/derby-preview.html" in {urlsplit(url).path for _, url in links}

@@ -1,0 +1,56 @@
+"""``scrapy parse``, showing what the crawl would make of one page and storing nothing."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from itemadapter import ItemAdapter
+from scrapy.commands.parse import Command as ScrapyParseCommand
+
+from topicspider.pqueues import score_of
+
+if TYPE_CHECKING:
+    import argparse
+
+    from scrapy import Request
+
+
+class Command(ScrapyParseCommand):
+    """Scrapy's ``parse`` opens the item pipelines as a crawl does, though no item reaches
+    them: ours opened the pages folder (by default the one a running crawl holds, which
+    refused it) and MySQL. They are off here. An item's raw ``body`` is shown as its size:
+    its bytes filled the screen before the relevance. Links are shown with their scores,
+    best first, the order the crawl would fetch them in."""
+
+    def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
+        super().process_options(args, opts)
+        self.settings.set("ITEM_PIPELINES", {}, priority="cmdline")
+
+    def print_items(self, lvl: int | None = None, colour: bool = True) -> None:
+        for items in self.items.values():
+            items[:] = [_without_body(item) for item in items]
+        super().print_items(lvl, colour)
+
+    def print_requests(self, lvl: int | None = None, colour: bool = True) -> None:
+        for requests in self.requests.values():
+            requests[:] = [
+                _Scored(request) for request in sorted(requests, key=score_of, reverse=True)
+            ]
+        super().print_requests(lvl, colour)
+
+
+class _Scored:
+    """A request shown with its score: ``<0.412 GET http://…>``."""
+
+    def __init__(self, request: Request) -> None:
+        self.request = request
+
+    def __repr__(self) -> str:
+        return f"<{score_of(self.request):.3f} {self.request.method} {self.request.url}>"
+
+
+def _without_body(item: object) -> dict:
+    shown = ItemAdapter(item).asdict()
+    if isinstance(shown.get("body"), bytes):
+        shown["body"] = f"<{len(shown['body'])} bytes>"
+    return shown
