@@ -224,7 +224,8 @@ def test_a_jobdir_started_with_other_keywords_is_refused(site, site_url, tmp_pat
 def test_a_damaged_jobdir_is_refused_in_one_line(site, site_url, tmp_path):
     """A frontier file cut to nothing was read as an empty frontier: the crawl ended at once,
     'finished'. An ``active.json`` cut short (Scrapy writes it at close) stopped every start
-    with tracebacks; the queue keeps its own state and does not read it."""
+    with tracebacks; the queue keeps its own state and does not read it. A ``spider.state``
+    cut short is said in a warning, and the crawl resumes without what it learned."""
     jobdir = tmp_path / "job"
     command = crawl_command(site_url, site, tmp_path, f"JOBDIR={jobdir}")
     first = scrapy(*command, "-s", "CLOSESPIDER_PAGECOUNT=6")
@@ -234,6 +235,12 @@ def test_a_damaged_jobdir_is_refused_in_one_line(site, site_url, tmp_path):
     cut = scrapy(*command, "-s", "CLOSESPIDER_PAGECOUNT=8")
     assert "Traceback" not in cut.stderr, cut.stderr[-3000:]
     assert "'finish_reason': 'closespider_pagecount'" in cut.stderr
+
+    (jobdir / "spider.state").write_bytes(b"\x80\x04")  # cut short by a full disk
+    state_cut = scrapy(*command, "-s", "CLOSESPIDER_PAGECOUNT=10")
+    assert "Traceback" not in state_cut.stderr, state_cut.stderr[-3000:]
+    assert "Cannot read the spider's state in" in state_cut.stderr
+    assert "'finish_reason': 'closespider_pagecount'" in state_cut.stderr
 
     (queue / "frontier.sqlite3").write_bytes(b"")
     emptied = scrapy(*command)

@@ -8,6 +8,8 @@ import pickle
 import subprocess
 from types import SimpleNamespace
 
+import pytest
+
 from topicspider.extensions.jobstate import JobState
 from topicspider.scheduler import JOBDIR_REASON
 
@@ -45,3 +47,14 @@ def test_a_full_disk_keeps_the_last_whole_state(small_fs, caplog):
     with caplog.at_level(logging.ERROR):
         JobState(str(disk)).spider_closed(SimpleNamespace(state={}), "finished")
     assert "Read-only file system" in caplog.records[0].getMessage()
+
+
+@pytest.mark.parametrize("damage", [b"", b"\x80\x04\x95\x10"])
+def test_a_damaged_state_is_said_and_the_crawl_resumes_without_it(tmp_path, caplog, damage):
+    (tmp_path / "spider.state").write_bytes(damage)
+    spider = SimpleNamespace()
+    with caplog.at_level(logging.WARNING):
+        JobState(str(tmp_path)).spider_opened(spider)
+    assert spider.state == {}
+    [warning] = [record.getMessage() for record in caplog.records]
+    assert f"Cannot read the spider's state in {tmp_path / 'spider.state'}" in warning

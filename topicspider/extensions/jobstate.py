@@ -26,8 +26,22 @@ class JobState(SpiderState):
     A crawl refused at the start (another crawl holds the folder, other keywords) would
     otherwise overwrite the running or paused crawl's state with its own, and one stopped by
     a full disk would leave a file cut short that the next start cannot read. Such a crawl
-    keeps the state of the last run that closed well.
+    keeps the state of the last run that closed well. A file that cannot be read (cut short
+    by Scrapy's own extension on a full disk) is said in one warning, and the crawl resumes
+    without what it had learned, its queue and seen URLs intact.
     """
+
+    def spider_opened(self, spider: Spider) -> None:
+        try:
+            super().spider_opened(spider)
+        except (OSError, EOFError, pickle.UnpicklingError) as error:
+            logger.warning(
+                "Cannot read the spider's state in %s (%s): resuming without what the crawl"
+                " had learned",
+                self.statefn,
+                error or type(error).__name__,
+            )
+            spider.state = {}
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
         if reason == JOBDIR_REASON or not self.jobdir:
