@@ -191,8 +191,10 @@ def test_a_jobdir_another_crawl_holds_is_refused(site, site_url, tmp_path):
     assert second.returncode == 1
     assert not read_jsonl(tmp_path / "second" / "fetch.jsonl")
     assert not (jobdir / "spider.state").exists(), "the refused crawl wrote the other's state"
+    first.send_signal(signal.SIGINT)  # the running crawl pauses, as it would have anyway
     _, stderr = first.communicate(timeout=120)
-    assert "'finish_reason': 'finished'" in stderr, stderr[-3000:]
+    assert "'finish_reason': 'shutdown'" in stderr, stderr[-3000:]
+    assert (jobdir / "spider.state").exists()
     fetched = paths(read_jsonl(tmp_path / "first" / "fetch.jsonl"))
     assert len(fetched) == len(set(fetched))
 
