@@ -35,8 +35,10 @@ fonts:
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-wqy-microhei; } || \
 		echo "no Chinese font: Chinese labels in report/eval.png will show as boxes"
 
+# Two workers (pytest-xdist), each given whole test files: a module's servers and reference
+# crawls are set up once; each worker has its own site, MariaDB and temporary folders.
 test: install system-deps
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2 --dist loadfile
 
 lint: install
 	$(VENV)/bin/ruff check .

@@ -12,7 +12,14 @@ from scrapy.dupefilters import RFPDupeFilter
 from scrapy.utils.test import get_crawler
 
 from tests.test_crash import our_errors
-from tests.test_spider import ONE_AT_A_TIME, crawl_command, paths, read_jsonl, scrapy
+from tests.test_spider import (
+    ONE_AT_A_TIME,
+    crawl_command,
+    paths,
+    read_jsonl,
+    scrapy,
+    scrapy_side_by_side,
+)
 from topicspider import settings as project_settings
 from topicspider.dupefilters import BloomDupeFilter, TopicDupeFilter
 from topicspider.exceptions import ConfigError
@@ -157,9 +164,9 @@ def test_bloom_warns_once_past_its_capacity(caplog):
 
 
 def test_a_bloom_crawl_fetches_each_page_once_and_the_same_pages(site, site_url, tmp_path):
-    exact = scrapy(*crawl_command(site_url, site, tmp_path / "exact", *ONE_AT_A_TIME))
-    bloom = scrapy(
-        *crawl_command(site_url, site, tmp_path / "bloom", *ONE_AT_A_TIME, "TOPIC_DUPEFILTER=bloom")
+    exact, bloom = scrapy_side_by_side(
+        crawl_command(site_url, site, tmp_path / "exact", *ONE_AT_A_TIME),
+        crawl_command(site_url, site, tmp_path / "bloom", *ONE_AT_A_TIME, "TOPIC_DUPEFILTER=bloom"),
     )
     assert exact.returncode == 0, exact.stderr[-2000:]
     assert bloom.returncode == 0, bloom.stderr[-2000:]

@@ -310,26 +310,24 @@ def test_requests_that_cannot_be_serialized_stay_in_memory(crawler):
 def test_a_crawl_that_spills_fetches_in_the_all_memory_order(site, site_url, tmp_path):
     """The demo crawl with a frontier of two requests in memory fetches the same pages
     in the same order as with every request in memory."""
-    from test_spider import ONE_AT_A_TIME, crawl_command, paths, read_jsonl, scrapy
+    from test_spider import ONE_AT_A_TIME, crawl_command, paths, read_jsonl, scrapy_side_by_side
 
-    memory = scrapy(
-        *crawl_command(
+    memory, spill = scrapy_side_by_side(
+        crawl_command(
             site_url,
             site,
             tmp_path / "memory",
             *ONE_AT_A_TIME,
             "SCHEDULER_MEMORY_QUEUE=topicspider.pqueues.MemoryQueue",
-        )
-    )
-    spill = scrapy(
-        *crawl_command(
+        ),
+        crawl_command(
             site_url,
             site,
             tmp_path / "spill",
             *ONE_AT_A_TIME,
             "SCHEDULER_MEMORY_QUEUE=topicspider.pqueues.SpillQueue",
             "TOPIC_QUEUE_MEMORY_LIMIT=2",
-        )
+        ),
     )
     assert memory.returncode == 0, memory.stderr[-2000:]
     assert spill.returncode == 0, spill.stderr[-2000:]

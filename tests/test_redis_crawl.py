@@ -196,27 +196,38 @@ def assert_finished_cleanly(*workers: Worker) -> None:
         assert "ERROR" not in worker.log, worker.log[-3000:]
 
 
-def crawl_alone(site, out: Path) -> dict:
-    """One local worker (no Redis) with the same slots and as many connections in all."""
-    server, url = serve(site.root, access_log=out / "access.log")
+def crawls_alone(site, outs: list[Path]) -> list[dict]:
+    """Local workers (no Redis), one per folder, each with a site of its own, with the same
+    slots and as many connections in all; run side by side, as they wait out their download
+    delays more than they work."""
+    servers = [serve(site.root, access_log=out / "access.log") for out in outs]
     try:
-        worker = start(out, "single", url, *SLOTS, "CONCURRENT_REQUESTS=8")
-        assert_finished_cleanly(worker)
+        workers = [
+            start(out, "single", url, *SLOTS, "CONCURRENT_REQUESTS=8")
+            for out, (_, url) in zip(outs, servers, strict=True)
+        ]
+        assert_finished_cleanly(*workers)
     finally:
-        server.shutdown()
-        server.server_close()
-    fetched = worker.fetched()
-    return {
-        "paths": fetched_paths(out / "access.log"),
-        "harvest": sum(row["accepted"] for row in fetched) / len(fetched),
-    }
+        for server, _ in servers:
+            server.shutdown()
+            server.server_close()
+    runs = []
+    for out, worker in zip(outs, workers, strict=True):
+        fetched = worker.fetched()
+        runs.append(
+            {
+                "paths": fetched_paths(out / "access.log"),
+                "harvest": sum(row["accepted"] for row in fetched) / len(fetched),
+            }
+        )
+    return runs
 
 
 @pytest.fixture(scope="module")
 def single(site, tmp_path_factory):
     """What one worker does, as the reference: its pages, and the median harvest rate of
     three crawls (which pages the adaptive threshold stores depends a little on the order)."""
-    runs = [crawl_alone(site, tmp_path_factory.mktemp("single")) for _ in range(3)]
+    runs = crawls_alone(site, [tmp_path_factory.mktemp("single") for _ in range(3)])
     return {
         "paths": runs[0]["paths"],
         "harvest": statistics.median(run["harvest"] for run in runs),

@@ -9,6 +9,7 @@ import re
 import signal
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -28,6 +29,13 @@ def scrapy(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     return subprocess.run(
         [*SCRAPY, *args], cwd=cwd, env=SCRAPY_ENV, capture_output=True, text=True, timeout=240
     )
+
+
+def scrapy_side_by_side(*commands: list[str]) -> list[subprocess.CompletedProcess]:
+    """`scrapy ARGS` for each command, all run at once, each to its end: the crawls a test
+    compares wait for the site more than they compute."""
+    with ThreadPoolExecutor(len(commands)) as pool:
+        return list(pool.map(lambda args: scrapy(*args), commands))
 
 
 def start_scrapy(*args: str, **popen: Any) -> subprocess.Popen:
@@ -146,16 +154,23 @@ def test_never_leaves_the_site_nor_fetches_robots_disallowed_or_binary(full_craw
 
 def test_best_first_beats_breadth_first_within_the_same_budget(site, site_url, tmp_path):
     budget = 15
-    harvest = {}
-    for strategy in ("best_first", "bfs"):
-        out = tmp_path / strategy
-        result = scrapy(
-            *crawl_command(
-                site_url, site, out, f"TOPIC_STRATEGY={strategy}", f"CLOSESPIDER_PAGECOUNT={budget}"
+    strategies = ("best_first", "bfs")
+    results = scrapy_side_by_side(
+        *(
+            crawl_command(
+                site_url,
+                site,
+                tmp_path / strategy,
+                f"TOPIC_STRATEGY={strategy}",
+                f"CLOSESPIDER_PAGECOUNT={budget}",
             )
+            for strategy in strategies
         )
+    )
+    harvest = {}
+    for strategy, result in zip(strategies, results, strict=True):
         assert result.returncode == 0, result.stderr[-2000:]
-        first = paths(read_jsonl(out / "fetch.jsonl"))[:budget]
+        first = paths(read_jsonl(tmp_path / strategy / "fetch.jsonl"))[:budget]
         harvest[strategy] = sum(path in site.on_topic for path in first)
     assert harvest["best_first"] > harvest["bfs"]
     assert harvest["best_first"] >= 9
@@ -164,14 +179,19 @@ def test_best_first_beats_breadth_first_within_the_same_budget(site, site_url, t
 def test_links_found_again_are_not_resent_and_the_crawl_fetches_the_same(site, site_url, tmp_path):
     """One request at a time the crawl is deterministic: remembering the links already sent
     changes what the scheduler is handed, not what is fetched nor in which order."""
-    fetched, logs = {}, {}
-    for size in ("100000", "0"):
-        out = tmp_path / size
-        result = scrapy(
-            *crawl_command(site_url, site, out, *ONE_AT_A_TIME, f"TOPIC_SENT_LINKS={size}")
+    sizes = ("100000", "0")
+    results = scrapy_side_by_side(
+        *(
+            crawl_command(
+                site_url, site, tmp_path / size, *ONE_AT_A_TIME, f"TOPIC_SENT_LINKS={size}"
+            )
+            for size in sizes
         )
+    )
+    fetched, logs = {}, {}
+    for size, result in zip(sizes, results, strict=True):
         assert result.returncode == 0, result.stderr[-2000:]
-        fetched[size] = paths(read_jsonl(out / "fetch.jsonl"))
+        fetched[size] = paths(read_jsonl(tmp_path / size / "fetch.jsonl"))
         logs[size] = result.stderr
     assert fetched["100000"] == fetched["0"]
     assert "'topic/links_known':" in logs["100000"]
@@ -221,12 +241,12 @@ def test_ctrl_c_pauses_and_the_same_command_resumes(site, site_url, tmp_path, se
     jobdir = tmp_path / "job"
     out = tmp_path / "paused"
     command = crawl_command(
-        site_url, site, out, f"JOBDIR={jobdir}", *ONE_AT_A_TIME, "DOWNLOAD_DELAY=0.2"
+        site_url, site, out, f"JOBDIR={jobdir}", *ONE_AT_A_TIME, "DOWNLOAD_DELAY=0.1"
     )
     process = start_scrapy(*command, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while len(read_jsonl(out / "fetch.jsonl")) < 4 and time.monotonic() < deadline:
-        time.sleep(0.1)
+        time.sleep(0.02)
     process.send_signal(signal.SIGINT)
     _, log = process.communicate(timeout=120)
     assert "shutting down gracefully" in log.lower()

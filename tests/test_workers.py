@@ -25,7 +25,7 @@ from tests.test_spider import (
     crawl_command,
     paths,
     read_jsonl,
-    scrapy,
+    scrapy_side_by_side,
     start_scrapy,
 )
 from topicspider.analysis import Analyzer
@@ -70,15 +70,28 @@ def test_a_worker_answers_in_order_reports_errors_and_exits_at_end_of_input():
     assert "Traceback" in worker.stderr.read().decode()
 
 
-def crawl(site_url, site, out: Path, *settings: str):
-    result = scrapy(*crawl_command(site_url, site, out, *ONE_AT_A_TIME, *settings))
-    assert result.returncode == 0, result.stderr[-3000:]
-    return read_jsonl(out / "fetch.jsonl"), read_jsonl(out / "pages" / "index.jsonl")
+def crawls(site_url, site, runs: dict[Path, tuple[str, ...]]) -> list[tuple[list, list]]:
+    """One crawl per folder, with its settings, all run at once: each one's fetch log and
+    index."""
+    results = scrapy_side_by_side(
+        *(
+            crawl_command(site_url, site, out, *ONE_AT_A_TIME, *settings)
+            for out, settings in runs.items()
+        )
+    )
+    for result in results:
+        assert result.returncode == 0, result.stderr[-3000:]
+    return [
+        (read_jsonl(out / "fetch.jsonl"), read_jsonl(out / "pages" / "index.jsonl")) for out in runs
+    ]
 
 
 def test_pages_judged_in_a_worker_as_on_the_reactor_thread(site, site_url, tmp_path):
-    in_worker, stored_by_worker = crawl(site_url, site, tmp_path / "worker")
-    inline, stored_inline = crawl(site_url, site, tmp_path / "inline", "TOPIC_ANALYSIS_PROCESSES=0")
+    (in_worker, stored_by_worker), (inline, stored_inline) = crawls(
+        site_url,
+        site,
+        {tmp_path / "worker": (), tmp_path / "inline": ("TOPIC_ANALYSIS_PROCESSES=0",)},
+    )
     assert [(r["url"], r["relevance"], r["accepted"]) for r in in_worker] == [
         (r["url"], r["relevance"], r["accepted"]) for r in inline
     ]
