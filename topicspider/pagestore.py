@@ -16,6 +16,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
+from topicspider import atomic
 from topicspider.frames import serve
 from topicspider.paths import INDEX_NAME, url_to_path
 
@@ -117,7 +118,7 @@ def tidy_index(index: Path) -> set[str]:
     rows = [(_url_of(line), line) for line in lines]
     latest = {url: line for url, line in rows if url is not None}
     if torn or len(latest) < sum(url is not None for url, _ in rows):
-        _replace(index, temp, b"".join(_tidied(rows, latest)))
+        atomic.replace(index, b"".join(_tidied(rows, latest)), temp)
     return set(latest)
 
 
@@ -136,19 +137,6 @@ def _tidied(rows: list[tuple[str | None, bytes]], latest: dict[str, bytes]) -> I
         elif url not in listed:
             listed.add(url)
             yield latest[url] + b"\n"
-
-
-def _replace(file: Path, temp: Path, data: bytes) -> None:
-    try:
-        with temp.open("wb") as new:
-            new.write(data)
-            new.flush()
-            os.fsync(new.fileno())
-        os.replace(temp, file)
-    except BaseException:
-        with suppress(OSError):
-            temp.unlink()
-        raise
 
 
 def _index_line(record: dict[str, Any], path: str) -> bytes:

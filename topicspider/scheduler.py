@@ -15,6 +15,7 @@ from scrapy.exceptions import CloseSpider
 from scrapy.utils.job import job_dir
 from scrapy.utils.misc import load_object
 
+from topicspider import atomic
 from topicspider.exceptions import ConfigError, TopicSpiderError
 from topicspider.locks import hold
 from topicspider.pipelines import close_crawl
@@ -230,9 +231,7 @@ def check_keywords(directory: Path, keywords: KeywordVector | None) -> None:
     path = directory / KEYWORDS_FILE
     given = keywords.to_text()
     if not path.exists():
-        part = path.with_name(f"{KEYWORDS_FILE}.part")
-        part.write_text(given, "utf-8")
-        os.replace(part, path)
+        atomic.replace(path, given.encode("utf-8"))
         return
     kept = path.read_text("utf-8")
     if kept != given:

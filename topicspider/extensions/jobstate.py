@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
 import pickle
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scrapy.extensions.spiderstate import SpiderState
 
+from topicspider import atomic
 from topicspider.scheduler import JOBDIR_REASON
 
 if TYPE_CHECKING:
@@ -47,12 +46,7 @@ class JobState(SpiderState):
         if reason == JOBDIR_REASON or not self.jobdir:
             return
         path = Path(self.statefn)
-        part = path.with_name(f"{path.name}.part")
         try:
-            with part.open("wb") as file:
-                pickle.dump(spider.state, file, protocol=4)
-            os.replace(part, path)
+            atomic.replace(path, pickle.dumps(spider.state, protocol=4))
         except OSError as error:
             logger.error("Cannot keep the spider's state in %s: %s", path, error)
-            with contextlib.suppress(OSError):
-                part.unlink(missing_ok=True)
