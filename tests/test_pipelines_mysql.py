@@ -25,6 +25,7 @@ from scrapy.settings import Settings
 from scrapy.utils.response import get_base_url
 from scrapy.utils.test import get_crawler
 
+from demo.crawl import topic_args
 from demo.mariadb import MariaDB, free_port
 from tests.httpserver import Handler, serving
 from topicspider import settings as defaults
@@ -827,6 +828,12 @@ def wait_for(condition, timeout: float = 60, what: str = "condition") -> None:
         time.sleep(0.1)
 
 
+def wait_for_more_fetches(out: Path, more: int, what: str) -> None:
+    """Wait until the crawl logging to ``out/fetch.jsonl`` has fetched ``more`` pages since now."""
+    fetched = len(read_jsonl(out / "fetch.jsonl"))
+    wait_for(lambda: len(read_jsonl(out / "fetch.jsonl")) >= fetched + more, what=what)
+
+
 def stored_count(mysql_url: str) -> int:
     try:
         return query(mysql_url, "SELECT COUNT(*) AS n FROM pages")[0]["n"]
@@ -871,12 +878,8 @@ def test_database_lost_mid_crawl_every_page_arrives(site, site_url, tmp_path, lo
     try:
         wait_for(lambda: stored_count(mysql_url) >= 2, what="the first rows")
         lost_mariadb.stop()
-        fetched_when_lost = len(read_jsonl(tmp_path / "fetch.jsonl"))
         # The crawl goes on without the database.
-        wait_for(
-            lambda: len(read_jsonl(tmp_path / "fetch.jsonl")) >= fetched_when_lost + 6,
-            what="the crawl to go on",
-        )
+        wait_for_more_fetches(tmp_path, 6, what="the crawl to go on")
         lost_mariadb.start()
         assert crawl.wait(timeout=120) == 0
     finally:
@@ -905,11 +908,7 @@ def test_a_hanging_database_does_not_hold_up_the_crawl(site, site_url, tmp_path,
         wait_for(lambda: stored_count(mysql_url) >= 2, what="the first rows")
         os.kill(lost_mariadb.pid, signal.SIGSTOP)  # writes now wait, without an error
         try:
-            fetched = len(read_jsonl(tmp_path / "fetch.jsonl"))
-            wait_for(
-                lambda: len(read_jsonl(tmp_path / "fetch.jsonl")) >= fetched + 8,
-                what="pages fetched while the database hangs",
-            )
+            wait_for_more_fetches(tmp_path, 8, what="pages fetched while the database hangs")
         finally:
             os.kill(lost_mariadb.pid, signal.SIGCONT)
         assert crawl.wait(timeout=120) == 0
@@ -1158,11 +1157,7 @@ def test_what_a_killed_job_left_is_replayed_and_a_running_jobs_folder_skipped(
     try:
         wait_for(lambda: stored_count(mysql_url) >= 2, what="the first rows")
         lost_mariadb.stop()
-        fetched = len(read_jsonl(tmp_path / "fetch.jsonl"))
-        wait_for(
-            lambda: len(read_jsonl(tmp_path / "fetch.jsonl")) >= fetched + 4,
-            what="pages spooled while the database is away",
-        )
+        wait_for_more_fetches(tmp_path, 4, what="pages spooled while the database is away")
         crawl.send_signal(signal.SIGKILL)
         crawl.wait(timeout=30)
     finally:
@@ -1223,20 +1218,15 @@ def test_replay_writes_every_folders_rows_in_the_order_they_were_made(tmp_path, 
 
 def test_a_job_id_that_cannot_name_a_spool_folder_stops_the_crawl_in_one_line(tmp_path, mysql_url):
     result = scrapy(
-        "crawl",
-        "topic",
-        "-a",
-        "seeds=http://127.0.0.1:9/",
-        "-a",
-        "keywords=sports",
+        *topic_args(
+            "http://127.0.0.1:9/",
+            "sports",
+            "TOPIC_PAGES_PER_JOB=False",  # so only the spool needs a folder of the job's
+            f"TOPIC_PAGES_DIR={tmp_path / 'pages'}",
+            f"MYSQL_SPOOL_DIR={tmp_path / 'spool'}",
+        ),
         "-a",
         "_job=..",
-        "-s",
-        "TOPIC_PAGES_PER_JOB=False",  # so only the spool needs a folder of the job's
-        "-s",
-        f"TOPIC_PAGES_DIR={tmp_path / 'pages'}",
-        "-s",
-        f"MYSQL_SPOOL_DIR={tmp_path / 'spool'}",
         env={"TOPICSPIDER_MYSQL_URL": mysql_url},
     )
     assert result.returncode == 2

@@ -391,16 +391,7 @@ def test_a_resumed_crawl_still_keeps_to_the_host_its_seed_redirected_to(
 
 def test_unreachable_seed_is_reported_and_crawl_ends(tmp_path):
     result = scrapy(
-        "crawl",
-        "topic",
-        "-a",
-        "seeds=http://127.0.0.1:9/",
-        "-a",
-        "keywords=sports",
-        "-s",
-        f"TOPIC_PAGES_DIR={tmp_path}",
-        "-s",
-        "RETRY_TIMES=0",
+        *topic_args("http://127.0.0.1:9/", "sports", f"TOPIC_PAGES_DIR={tmp_path}", "RETRY_TIMES=0")
     )
     assert result.returncode == 0
     assert "Connection refused" in result.stderr or "ConnectionRefused" in result.stderr
