@@ -46,9 +46,12 @@ def leased_paths(client: redis.Redis, prefix: str, inflight_key: str) -> set[str
 
 
 def new_crawl(server: RedisServer) -> tuple[redis.Redis, str]:
-    """A client made as a worker makes it, and the key prefix of a crawl no test used."""
+    """A client made as a worker makes it, and the key prefix of a crawl no test used, whose
+    record a first worker has made."""
     client = get_client(Settings({"REDIS_URL": server.url}))
-    return client, f"topicspider:test-{next(_crawls)}"
+    prefix = f"topicspider:test-{next(_crawls)}"
+    client.hset(f"{prefix}:meta", "keywords", "asyncio 1")
+    return client, prefix
 
 
 class RedisServer:

@@ -99,3 +99,24 @@ def test_while_redis_is_away_a_worker_counts_alone(caplog):
     said = [r.message for r in caplog.records if "Redis is unavailable" in r.message]
     assert len(said) == 1
     assert "counted by this worker alone until it is back" in said[0]
+
+
+def test_a_crawl_gone_from_redis_is_counted_alone_and_not_made_again(redis_server):
+    """Redis restarted without its data: the worker counts alone until its scheduler stops
+    it; before, its counts made ``P:host_pages`` again, for a crawl nobody runs."""
+    settings = {
+        "REDIS_URL": redis_server.url,
+        "TOPIC_CRAWL_ID": "gone",
+        "TOPIC_MAX_PAGES_PER_HOST": 2,
+    }
+    cap = HostPageCapMiddleware.from_crawler(get_crawler(TopicSpider, settings))
+    client = redis_server.client()
+    client.hset("topicspider:gone:meta", "keywords", "asyncio 1")
+    cap.process_request(Request("http://127.0.0.1/1.html"))
+    assert client.hgetall("topicspider:gone:host_pages") == {b"127.0.0.1": b"1"}
+    client.flushall()
+    cap.process_request(Request("http://127.0.0.1/2.html"))
+    cap.process_request(Request("http://127.0.0.1/3.html"))
+    with pytest.raises(HostFull):
+        cap.process_request(Request("http://127.0.0.1/4.html"))
+    assert client.keys("*") == []

@@ -198,7 +198,7 @@ def test_redis_refusing_commands_for_a_while_is_waited_out(redis_server, code, c
     server, prefix = new_crawl(redis_server)
     patterns = SharedPatternStats(server, prefix)
     sync = LearningSync(server, [patterns])
-    simhashes = SharedSimHashIndex(server, f"{prefix}:simhash:3", 3)
+    simhashes = SharedSimHashIndex(server, prefix, 3)
     record = CrawlRecord(server, prefix, "refused")
     with caplog.at_level(logging.WARNING), refusal(redis_server):
         with pytest.raises(UNAVAILABLE):  # the scheduler waits these out
@@ -216,7 +216,7 @@ def test_redis_refusing_commands_for_a_while_is_waited_out(redis_server, code, c
     sync.sync()
     assert server.hget(f"{prefix}:fetched", "/a/<n>") == b"1", "sent once it is back"
     assert simhashes.add_if_new(0x123456)
-    other = SharedSimHashIndex(server, f"{prefix}:simhash:3", 3)
+    other = SharedSimHashIndex(server, prefix, 3)
     assert not other.add_if_new(0x123456 ^ 1), "stored in the crawl's once it is back"
     record.add_domains(["example.com"])
     assert record.domains() == ["example.com"]

@@ -75,3 +75,19 @@ def test_closing_sends_what_was_learned_since_the_last_sync(redis_server):
     second.sync.sync()
     assert max(second.threshold.best) == 0.3
     assert float(redis_server.client().hget(second.mix.key, "pages")) == 1
+
+
+def test_a_crawl_gone_from_redis_is_not_made_again_by_what_its_workers_learn(redis_server):
+    """Redis restarted without its data: a worker's next syncs, before its scheduler notices,
+    used to make the crawl's thresholds, mix and templates again, for a crawl nobody runs."""
+    server, prefix = new_crawl(redis_server)
+    worker = Worker(server, prefix)
+    worker.judge(0.4, (0.2, 0.3, 0.0, 0.0))
+    worker.sync.sync()
+    client = redis_server.client()
+    assert client.keys(f"{prefix}:*")
+    client.flushall()
+    worker.judge(0.5, (0.3, 0.4, 0.0, 0.0))
+    worker.sync.sync()
+    assert client.keys(f"{prefix}:*") == []
+    assert max(worker.threshold.best) == 0.5, "it goes on learning from its own pages"

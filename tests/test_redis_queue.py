@@ -379,6 +379,20 @@ def test_crawl_record_created_joined_and_checked(redis_server, prefix):
         record.join("足球 3\n", 1, None, False, seen_set(Settings({**PROJECT, **BLOOM})))
 
 
+def test_a_crawl_gone_from_redis_takes_no_more_sites(redis_server, prefix):
+    """A worker whose seed redirected to another site, after Redis restarted without its
+    data: before, its ``SADD`` made ``P:domains`` again, for a crawl nobody runs."""
+    record = CrawlRecord(redis_server.client(), prefix, "topic")
+    record.join("足球 3\n", 1, ["a.test"], has_seeds=True)
+    record.add_domains(["b.test"])
+    assert record.domains() == ["a.test", "b.test"]
+    admin = redis_server.client()
+    admin.delete(*admin.keys(f"{prefix}:*"))
+    with pytest.raises(CrawlGone):
+        record.add_domains(["c.test"])
+    assert not admin.keys(f"{prefix}:*")
+
+
 def test_push_in_check_mode_is_the_default(make_frontier):
     frontier = make_frontier()
     assert frontier.push(request("x", 0.5), CHECK)

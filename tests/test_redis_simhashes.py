@@ -70,3 +70,15 @@ def test_while_redis_is_away_a_worker_compares_with_its_own_pages(redis_server, 
         redis_server.start()
     assert not first.add_if_new(flip(stored, 9)), "Redis kept what was added before"
     assert first.add_if_new(flip(later, 2)), "what was stored while it was away is the worker's"
+
+
+def test_a_crawl_gone_from_redis_is_not_made_again(redis_server):
+    """Redis restarted without its data: the worker stores pages as new, and its scheduler
+    stops it; before, its adds made ``P:simhash:<k>`` again, for a crawl nobody runs."""
+    (worker,) = workers(redis_server, n=1)
+    client = redis_server.client()
+    client.flushall()
+    page = 0x1234_5678_9ABC_DEF0
+    assert worker.add_if_new(page)
+    assert not worker.add_if_new(flip(page, 3)), "compared with the worker's own pages"
+    assert client.keys("*") == []

@@ -13,7 +13,7 @@ from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.httpobj import urlparse_cached
 
 from topicspider.redis.connection import UNAVAILABLE, Outage, get_client, key_prefix
-from topicspider.redis.scripts import TAKE_HOST_PAGE
+from topicspider.redis.scripts import GONE, TAKE_HOST_PAGE
 from topicspider.robots import is_robots_txt
 
 if TYPE_CHECKING:
@@ -53,7 +53,8 @@ class HostPageCapMiddleware:
         self.full_hosts: set[str] = set()
         self.server = server
         if server is not None:
-            self.key = f"{key_prefix(crawler.settings, crawler.spidercls.name)}:host_pages"
+            prefix = key_prefix(crawler.settings, crawler.spidercls.name)
+            self.keys = [f"{prefix}:host_pages", f"{prefix}:meta"]
             self._take = server.register_script(TAKE_HOST_PAGE)
             self._outage = Outage(
                 "pages per host are counted by this worker alone until it is back"
@@ -97,12 +98,13 @@ class HostPageCapMiddleware:
         """Count a download from ``host``: where it was counted, or None if the host is full."""
         if self.server is not None:
             try:
-                taken = self._take(keys=[self.key], args=[host, self.cap])
+                taken = self._take(keys=self.keys, args=[host, self.cap])
             except UNAVAILABLE as error:
                 self._outage.started(error)
             else:
                 self._outage.ended()
-                return "shared" if taken else None
+                if taken != GONE:  # gone: the scheduler stops the worker
+                    return "shared" if taken else None
         if self.downloads[host] >= self.cap:
             return None
         self.downloads[host] += 1

@@ -25,7 +25,8 @@ from topicspider.redis.connection import (
 )
 from topicspider.redis.dupefilter import EXACT, seen_set
 from topicspider.redis.partitions import parse_worker_partitions
-from topicspider.redis.scripts import JOIN, READ_RECORD
+from topicspider.redis.queue import CrawlGone
+from topicspider.redis.scripts import ADD_DOMAINS, GONE, JOIN, READ_RECORD
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -56,6 +57,7 @@ class CrawlRecord:
         self.name = name
         self._join = server.register_script(JOIN)
         self._read = server.register_script(READ_RECORD)
+        self._add_domains = server.register_script(ADD_DOMAINS)
 
     def join(
         self,
@@ -93,7 +95,9 @@ class CrawlRecord:
 
     def add_domains(self, domains: Iterable[str]) -> None:
         """Sites the crawl keeps to from now on, for every worker (see ``domains``)."""
-        self.server.sadd(f"{self.prefix}:domains", *domains)
+        keys = [f"{self.prefix}:domains", f"{self.prefix}:meta"]
+        if self._add_domains(keys=keys, args=list(domains)) == GONE:
+            raise CrawlGone
 
     def domains(self) -> list[str]:
         """The sites the crawl keeps to: its seeds' hosts, those of the seeds of workers

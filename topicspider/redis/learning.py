@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from twisted.internet import task
 
 from topicspider.redis.connection import UNAVAILABLE, Outage
+from topicspider.redis.scripts import GONE
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -79,4 +80,5 @@ class LearningSync:
             return
         self._outage.ended()
         for learner, reply in zip(sending, replies, strict=True):
-            learner.receive(reply)
+            if reply != GONE:  # the scheduler stops the worker
+                learner.receive(reply)

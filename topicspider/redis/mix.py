@@ -46,6 +46,7 @@ class SharedBestFirst(Learner, BestFirst):
     ) -> None:
         BestFirst.__init__(self, weights, adaptive=True, **options)
         self.key = f"{prefix}:moments"
+        self.meta = f"{prefix}:meta"
         self._script = server.register_script(ADD_MOMENTS)
         self._unsent = Correlation(len(FEATURES))
 
@@ -68,7 +69,7 @@ class SharedBestFirst(Learner, BestFirst):
     def send(self, pipe: Pipeline) -> bool:
         added = self._unsent.moments().tolist()
         args = [x for name, value in zip(MOMENTS, added, strict=True) for x in (name, repr(value))]
-        self._script(keys=[self.key], args=args, client=pipe)
+        self._script(keys=[self.key, self.meta], args=args, client=pipe)
         return True
 
     def receive(self, reply: list[bytes]) -> None:

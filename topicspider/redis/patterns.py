@@ -29,7 +29,7 @@ class SharedPatternStats(Learner, PatternStats):
 
     def __init__(self, server: Redis, prefix: str) -> None:
         PatternStats.__init__(self)
-        self.keys = [f"{prefix}:fetched", f"{prefix}:on_topic"]
+        self.keys = [f"{prefix}:fetched", f"{prefix}:on_topic", f"{prefix}:meta"]
         self._script = server.register_script(SYNC_TEMPLATES)
         self._unsent: dict[str, list[int]] = {}
         self._looked_up: set[str] = set()

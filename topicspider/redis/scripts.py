@@ -51,6 +51,7 @@ and loaded again when Redis has forgotten them (redis-py ``Script``), e.g. after
 from __future__ import annotations
 
 __all__ = [
+    "ADD_DOMAINS",
     "ADD_MOMENTS",
     "ADD_SIMHASH",
     "GONE",
@@ -68,6 +69,13 @@ __all__ = [
 #: (Redis restarted without its data, or the crawl was deleted): its frontier and seen-set
 #: went with it, and a worker carrying on would crawl again from the links it happens to find.
 GONE = b"gone"
+
+#: The scripts that add what a worker learned or counted take ``P:meta`` as their last key
+#: and answer GONE without writing when the crawl is gone: a worker that has not noticed yet
+#: would otherwise make those keys again, for a crawl nobody runs.
+_UNLESS_GONE = r"""
+if redis.call('EXISTS', KEYS[#KEYS]) == 0 then return 'gone' end
+"""
 
 _COMMON = r"""
 local P = ARGV[1]
@@ -433,19 +441,33 @@ return redis.call('HMGET', KEYS[1], 'keywords', 'partitions', 'dupefilter')
 """
 
 #: Count a download from a host unless it has had its pages (``TOPIC_MAX_PAGES_PER_HOST``).
-#: KEYS: ``P:host_pages``. ARGV: host, cap. Returns 1 if counted, 0 if the host is full.
-TAKE_HOST_PAGE = r"""
+#: KEYS: ``P:host_pages``, ``P:meta``. ARGV: host, cap. Returns 1 if counted, 0 if the host
+#: is full.
+TAKE_HOST_PAGE = (
+    _UNLESS_GONE
+    + r"""
 local taken = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
 if taken >= tonumber(ARGV[2]) then return 0 end
 redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
 return 1
 """
+)
+
+#: Add sites the crawl stays on. KEYS: ``P:domains``, ``P:meta``. ARGV: the sites.
+ADD_DOMAINS = (
+    _UNLESS_GONE
+    + r"""
+return redis.call('SADD', KEYS[1], unpack(ARGV))
+"""
+)
 
 #: Add a stored page's SimHash unless one within k bits is there (near-duplicates). KEYS:
 #: ``P:simhash:<k>``. ARGV: the SimHash (8 bytes, big-endian), k, then its k + 1 blocks as
 #: fields. Two SimHashes within k bits share a block, so only those under its fields are
-#: compared. Returns the near one found (8 bytes), or nil once added.
-ADD_SIMHASH = r"""
+#: compared. Returns the near one found (8 bytes), or nil once added. KEYS[2]: ``P:meta``.
+ADD_SIMHASH = (
+    _UNLESS_GONE
+    + r"""
 local simhash, k = ARGV[1], tonumber(ARGV[2])
 local function near(other)
   local bits = 0
@@ -471,11 +493,15 @@ end
 for n = 3, #ARGV do redis.call('HSET', KEYS[1], ARGV[n], lists[n] .. simhash) end
 return nil
 """
+)
 
 #: Add a worker's counts of URL templates since its last sync to the crawl's, and return the
-#: crawl's. KEYS: ``P:fetched``, ``P:on_topic``. ARGV: template, fetched, on topic, ... (0, 0
-#: for a template only looked at). Returns fetched, on topic, ... in the same order.
-SYNC_TEMPLATES = r"""
+#: crawl's. KEYS: ``P:fetched``, ``P:on_topic``, ``P:meta``. ARGV: template, fetched, on
+#: topic, ... (0, 0 for a template only looked at). Returns fetched, on topic, ... in the
+#: same order.
+SYNC_TEMPLATES = (
+    _UNLESS_GONE
+    + r"""
 local out = {}
 for i = 1, #ARGV, 3 do
   for k = 1, 2 do
@@ -489,10 +515,14 @@ for i = 1, #ARGV, 3 do
 end
 return out
 """
+)
 
 #: Add a worker's best relevances (ARGV: how many the crawl keeps, then relevance, member
-#: pairs) to the crawl's; return the relevances the crawl keeps.
-MERGE_BEST = r"""
+#: pairs) to the crawl's; return the relevances the crawl keeps. KEYS: ``P:best:<top>``,
+#: ``P:meta``.
+MERGE_BEST = (
+    _UNLESS_GONE
+    + r"""
 local keep = tonumber(ARGV[1])
 for i = 2, #ARGV, 2 do
   redis.call('ZADD', KEYS[1], ARGV[i], ARGV[i + 1])
@@ -503,13 +533,18 @@ local best = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
 for i = 2, #best, 2 do out[#out + 1] = best[i] end
 return out
 """
+)
 
 #: Add a worker's sums (ARGV: field, amount pairs) to the crawl's; return the crawl's, in
 #: the same order. Floats stay strings: a number returned from Lua would lose its fraction.
-ADD_MOMENTS = r"""
+#: KEYS: ``P:moments``, ``P:meta``.
+ADD_MOMENTS = (
+    _UNLESS_GONE
+    + r"""
 local out = {}
 for i = 1, #ARGV, 2 do
   out[#out + 1] = redis.call('HINCRBYFLOAT', KEYS[1], ARGV[i], ARGV[i + 1])
 end
 return out
 """
+)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from topicspider.redis.connection import UNAVAILABLE, Outage
-from topicspider.redis.scripts import ADD_SIMHASH
+from topicspider.redis.scripts import ADD_SIMHASH, GONE
 from topicspider.simhash import SimHashIndex
 
 if TYPE_CHECKING:
@@ -26,9 +26,10 @@ class SharedSimHashIndex:
     Workers with another ``TOPIC_DUPLICATE_DISTANCE`` keep theirs under another key.
     """
 
-    def __init__(self, server: Redis, key: str, distance: int) -> None:
+    def __init__(self, server: Redis, prefix: str, distance: int) -> None:
         self.own = SimHashIndex(distance)
-        self.key = key
+        self.key = f"{prefix}:simhash:{distance}"
+        self.meta = f"{prefix}:meta"
         self._add = server.register_script(ADD_SIMHASH)
         self._outage = Outage(
             "pages are compared with those this worker stored alone until it is back"
@@ -36,7 +37,7 @@ class SharedSimHashIndex:
 
     @classmethod
     def like(cls, index: SimHashIndex, server: Redis, prefix: str) -> Self:
-        return cls(server, f"{prefix}:simhash:{index.distance}", index.distance)
+        return cls(server, prefix, index.distance)
 
     def add_if_new(self, fingerprint: int) -> bool:
         """Add the fingerprint unless a stored page's is within the distance: whether it was."""
@@ -45,14 +46,14 @@ class SharedSimHashIndex:
         blocks = [f"{number}:{block}" for number, block in enumerate(self.own.blocks(fingerprint))]
         try:
             near = self._add(
-                keys=[self.key],
+                keys=[self.key, self.meta],
                 args=[fingerprint.to_bytes(8, "big"), self.own.distance, *blocks],
             )
         except UNAVAILABLE as error:
             self._outage.started(error)
         else:
             self._outage.ended()
-            if near is not None:
+            if near is not None and near != GONE:  # gone: the scheduler stops the worker
                 return False
         self.own.add(fingerprint)
         return True

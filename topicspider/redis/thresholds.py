@@ -38,6 +38,7 @@ class SharedAdaptiveThreshold(Learner, AdaptiveThreshold):
     ) -> None:
         AdaptiveThreshold.__init__(self, highest, lowest, ratio, top)
         self.key = f"{prefix}:best:{top}"
+        self.meta = f"{prefix}:meta"
         self._script = server.register_script(MERGE_BEST)
         self._unsent: list[float] = []
         # Members of the sorted set: unique across workers, so equal relevances all count.
@@ -57,7 +58,7 @@ class SharedAdaptiveThreshold(Learner, AdaptiveThreshold):
     def send(self, pipe: Pipeline) -> bool:
         best = heapq.nlargest(self.top, self._unsent)
         args = [x for relevance in best for x in (repr(relevance), next(self._members))]
-        self._script(keys=[self.key], args=[self.top, *args], client=pipe)
+        self._script(keys=[self.key, self.meta], args=[self.top, *args], client=pipe)
         return True
 
     def receive(self, reply: list[bytes]) -> None:
