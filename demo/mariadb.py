@@ -30,6 +30,13 @@ __all__ = ["MariaDB", "free_port", "main"]
 
 DEFAULT_DIR = Path(".run/mysql")
 
+#: Ports tried when the one picked is taken before the server binds it.
+PORT_TRIES = 5
+
+
+class PortTaken(Exception):
+    """The server could not listen on the port picked for it."""
+
 
 def free_port() -> int:
     """A TCP port free on 127.0.0.1 right now."""
@@ -66,6 +73,8 @@ class MariaDB:
         self.log = self.folder / "error.log"
         config = self.folder / "server.json"
         saved = json.loads(config.read_text("utf-8")) if config.exists() else {}
+        #: A port picked here, not given or kept: another may be picked if it is taken.
+        self._picked_port = not (port or saved.get("port"))
         self.port = port or saved.get("port") or free_port()
         self.user = saved.get("user", user)
         self.password = saved.get("password") or password or secrets.token_urlsafe(12)
@@ -96,6 +105,9 @@ class MariaDB:
             capture_output=True,
             timeout=120,
         )
+        self._save()
+
+    def _save(self) -> None:
         config = self.folder / "server.json"
         config.write_text(
             json.dumps({"port": self.port, "user": self.user, "password": self.password}), "utf-8"
@@ -103,10 +115,21 @@ class MariaDB:
         config.chmod(0o600)
 
     def start(self, timeout: float = 60) -> None:
-        """Start the server and wait until it accepts connections."""
+        """Start the server and wait until it accepts connections. A port picked here
+        that another process took meanwhile (tests run side by side) is picked again."""
         self.install()
         if self.running():
             return
+        for _ in range(PORT_TRIES - 1):
+            try:
+                return self._start(timeout)
+            except PortTaken:
+                self.port = free_port()
+                self._save()
+        self._start(timeout)
+
+    def _start(self, timeout: float) -> None:
+        logged = self.log.stat().st_size if self.log.exists() else 0
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(
                 [
@@ -136,12 +159,19 @@ class MariaDB:
                         "CREATE USER IF NOT EXISTS %s@'127.0.0.1' IDENTIFIED BY %s",
                         (self.user, self.password),
                     )
+                self._picked_port = False  # its clients know it now: a restart keeps it
                 return
             except pymysql.Error:
                 if self.process.poll() is not None or time.monotonic() > deadline:
                     self.stop()
-                    tail = self.log.read_text("utf-8", "replace")[-2000:]
-                    raise RuntimeError(f"MariaDB in {self.folder} did not start:\n{tail}") from None
+                    with open(self.log, "rb") as log:
+                        log.seek(logged)
+                        said = log.read().decode("utf-8", "replace")
+                    if self._picked_port and "Address already in use" in said:
+                        raise PortTaken(self.port) from None
+                    raise RuntimeError(
+                        f"MariaDB in {self.folder} did not start:\n{said[-2000:]}"
+                    ) from None
                 time.sleep(0.1)
 
     def stop(self, timeout: float = 60) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import socket
 from contextlib import closing
 
 import pymysql
@@ -32,3 +33,24 @@ def test_up_prints_a_url_that_works_and_down_stops_it(tmp_path, capsys):
         assert main(["down", "--dir", str(folder)]) == 0
     assert not MariaDB(folder).running()
     assert not (folder / "mysql.sock").exists()
+
+
+def test_a_port_taken_before_the_server_binds_it_is_picked_again(tmp_path):
+    """Tests run side by side each pick a free port for their MariaDB: another process may
+    take it first. Before, the server then failed to start ("Address already in use")."""
+    server = MariaDB(tmp_path / "mysql")
+    taken = server.port
+    with closing(socket.socket()) as squatter:
+        squatter.bind(("127.0.0.1", taken))
+        squatter.listen()
+        try:
+            server.start()
+            assert server.port != taken
+            url = MySQLUrl.parse(server.create_database("crawl"))
+            connection = pymysql.connect(**url.connect_kwargs(), connect_timeout=5)
+            with closing(connection), connection.cursor() as cursor:
+                cursor.execute("SELECT @@port")
+                assert cursor.fetchone() == (server.port,)
+        finally:
+            server.stop()
+    assert MariaDB(tmp_path / "mysql").port == server.port, "kept for the next start"
