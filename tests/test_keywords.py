@@ -96,10 +96,25 @@ def test_inline_terms():
         parse_inline("足球:3,体育:zero")
 
 
-@pytest.mark.parametrize("spec", ["足球：3，体育：2,比赛", "足球:3，体育：2，比赛"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "足球：3，体育：2,比赛",
+        "足球:3，体育：2，比赛",
+        "足球:3;体育:2;比赛",
+        "足球：3；体育：2、比赛",
+    ],
+)
 def test_inline_terms_with_the_marks_a_chinese_input_method_types(spec):
     """Before, ``足球:3，体育:2`` was one term, ``足球 体育``, and a crawl for it stored nothing."""
     assert load_keywords(spec).weights == {"足球": 3.0, "体育": 2.0, "比赛": 1.0}
+
+
+def test_two_terms_without_a_comma_are_refused():
+    """Before, ``新能源汽车:3 电动汽车:2`` was the phrase "新能源汽车:3 电动汽车" weighing 2,
+    and a crawl for it stored nothing, without a word."""
+    with pytest.raises(KeywordError, match=r"item 1 .*: two terms in one item: separate them"):
+        load_keywords("新能源汽车:3 电动汽车:2")
 
 
 def test_bundled_name_resolves_in_keywords_dir():

@@ -18,6 +18,7 @@ from urllib.request import urlopen
 import pytest
 
 from demo.crawl import SCRAPY, topic_args
+from tests.httpserver import Handler, serving
 
 ROOT = Path(__file__).resolve().parent.parent
 #: A `scrapy` subprocess imports the project from its folder, wherever it runs.
@@ -387,6 +388,70 @@ def test_a_resumed_crawl_still_keeps_to_the_host_its_seed_redirected_to(
     stored = [line["url"] for line in read_jsonl(tmp_path / "pages" / "index.jsonl")]
     assert len(stored) > max(stored_first, 10)
     assert all(url.startswith("http://localhost:") for url in stored)
+
+
+def test_a_resumed_crawl_given_a_seed_on_another_host_crawls_it(site_url, tmp_path):
+    """A seed added to the list between runs: before, the resumed crawl kept to the hosts
+    of the first run's seeds, and Scrapy's offsite filter dropped the new one (at DEBUG)."""
+    jobdir = f"JOBDIR={tmp_path / 'job'}"
+    first = crawl_seed(f"{site_url}/index.html", tmp_path, jobdir, "CLOSESPIDER_PAGECOUNT=3")
+    assert first.returncode == 0, first.stderr[-2000:]
+    added = f"http://localhost:{urlsplit(site_url).port}/index.html"
+    second = crawl_seed(f"{site_url}/index.html,{added}", tmp_path, jobdir)
+    assert second.returncode == 0, second.stderr[-2000:]
+    assert "Resuming crawl" in second.stderr
+    assert "offsite/filtered" not in second.stderr
+    fetched = [line["url"] for line in read_jsonl(tmp_path / "f.jsonl")]
+    assert added in fetched  # its pages are the same as the first host's: not stored again
+    assert len([url for url in fetched if url.startswith("http://localhost:")]) >= 5
+
+
+GATED_PAGES = {
+    "/": "<p>昨晚的足球比赛非常精彩，主队连进两球锁定胜局。</p>"
+    '<a href="/match.html">足球比赛回顾</a>',
+    "/match.html": "<p>联赛第十轮比赛回顾：客队门将两次扑救，足球比赛以二比零结束。</p>",
+}
+
+
+class Gate(Handler):
+    """A site that first sets a cookie: every page redirects to itself until it is sent;
+    ``/a`` and ``/b`` redirect to each other."""
+
+    def do_GET(self) -> None:
+        if self.path == "/robots.txt":
+            self.send(b"", status=404)
+        elif self.path in ("/a", "/b"):
+            self.send(b"", status=302, Location="/b" if self.path == "/a" else "/a")
+        elif "ok=1" not in (self.headers["Cookie"] or ""):
+            self.send(b"", status=302, Location=self.path, **{"Set-Cookie": "ok=1; Path=/"})
+        else:
+            body = GATED_PAGES.get(self.path)
+            self.send(f'<html><meta charset="utf-8"><body>{body}</body></html>'.encode())
+
+
+def test_a_seed_behind_a_cookie_gate_is_fetched(tmp_path):
+    """Before, the redirect to the seed's own address was dropped as a duplicate of the
+    seed: the crawl fetched nothing and said nothing. Plain Scrapy fetches it."""
+    with serving(Gate) as url:
+        result = crawl_seed(f"{url}/", tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    stored = paths(read_jsonl(tmp_path / "pages" / "index.jsonl"))
+    assert stored == ["/", "/match.html"]
+    assert "redirects to" not in result.stderr, "the seed's own host is no new host"
+    assert "topic/seed_hosts_added" not in result.stderr
+
+
+def test_a_redirect_loop_is_said_in_one_line(tmp_path):
+    """Before, a seed caught in a loop (``/a`` → ``/b`` → ``/a``) was dropped as a duplicate
+    without a word, and the crawl ended having fetched nothing."""
+    with serving(Gate) as url:
+        result = crawl_seed(f"{url}/a", tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert (
+        f"WARNING: Not fetched {url}/a: redirect loop ({url}/a -> {url}/b -> {url}/a)"
+        in result.stderr
+    )
+    assert "'topic/failed/RedirectLoop': 1" in result.stderr
 
 
 def test_unreachable_seed_is_reported_and_crawl_ends(tmp_path):

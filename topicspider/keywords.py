@@ -28,9 +28,9 @@ __all__ = ["KeywordError", "KeywordVector", "load_keywords", "parse_inline", "pa
 _WEIGHT_AT_END = re.compile(r"^(?P<term>.+?)\s+(?P<weight>\S+)$")
 #: Between inline terms, and between a term and its weight: the ASCII marks, or the
 #: full-width ones a Chinese input method types.
-_INLINE_SEPARATOR = re.compile("[,\uff0c]")
+_INLINE_SEPARATOR = re.compile("[,;\uff0c\uff1b\u3001]")
 _FULL_WIDTH_COLON = "\uff1a"
-_INLINE_MARK = re.compile("[:,\uff1a\uff0c]")
+_INLINE_MARK = re.compile("[:,;\uff1a\uff0c\uff1b\u3001]")
 
 
 @dataclass(frozen=True)
@@ -103,8 +103,9 @@ def parse_keyword_file(path: Traversable) -> KeywordVector:
 
 
 def parse_inline(spec: str) -> KeywordVector:
-    """Parse ``term:weight,term:weight`` (a missing weight means 1); ``足球：3，体育：2``
-    too, as a Chinese input method types it."""
+    """Parse ``term:weight,term:weight`` (a missing weight means 1); ``;`` separates terms
+    too, and ``足球：3，体育：2`` or ``足球：3；体育：2`` is read as a Chinese input method
+    types it."""
     weights: dict[str, float] = {}
     for index, part in enumerate(_INLINE_SEPARATOR.split(spec), start=1):
         part = part.strip().replace(_FULL_WIDTH_COLON, ":")
@@ -112,6 +113,8 @@ def parse_inline(spec: str) -> KeywordVector:
             continue
         where = f"keywords argument, item {index} ({part!r})"
         term, sep, raw = part.rpartition(":")
+        if ":" in term:  # "a:3 b:2" would be the phrase "a:3 b" weighing 2
+            raise KeywordError(f"{where}: two terms in one item: separate them with ','")
         if not sep:
             term, raw = part, "1"
         _add(weights, term, _weight(raw.strip(), where), where)

@@ -41,6 +41,7 @@ from topicspider.relevance import (
     Strategy,
     reserve_score,
 )
+from topicspider.robots import is_robots_txt
 from topicspider.robotsmeta import NOFOLLOW, NOINDEX, header_directives
 from topicspider.seeds import load_seeds
 from topicspider.sentlinks import SentLinks
@@ -177,6 +178,7 @@ class TopicSpider(Spider):
         spider.configure(crawler)
         crawler.signals.connect(spider.restore_state, signal=signals.engine_started)
         crawler.signals.connect(spider.scheduled, signal=signals.request_scheduled)
+        crawler.signals.connect(spider.dropped, signal=signals.request_dropped)
         return spider
 
     def configure(self, crawler: Crawler) -> None:
@@ -281,6 +283,11 @@ class TopicSpider(Spider):
             elif name in ("strategy", "threshold"):
                 getattr(self, name).resume(state[name])
                 state[name] = getattr(self, name)
+            elif name == "allowed_domains":
+                # Seeds added since the pause bring their hosts: the union, in the list
+                # the state holds (redirected seeds append to it).
+                merged = list(dict.fromkeys([*state[name], *self.allowed_domains]))
+                state[name] = self.allowed_domains = merged
             else:
                 setattr(self, name, state[name])
 
@@ -300,13 +307,18 @@ class TopicSpider(Spider):
         (the spider connects to the signal before the engine's middlewares do), which reads
         ``allowed_domains`` again when it changes (Scrapy 2.18 and later)."""
         redirected_from = request.meta.get("redirect_urls")
+        if redirected_from and redirected_from[-1] == request.url:
+            # A redirect to the address itself (a cookie gate: 302 to the same URL with a
+            # Set-Cookie) is no duplicate: fetch it again; REDIRECT_MAX_TIMES bounds a loop.
+            request.dont_filter = True
+        host = urlsplit(request.url).hostname or ""
         if (
             redirected_from
             and not request.meta.get("depth")
             and getattr(self, "allowed_domains", None)
-            and not url_is_from_any_domain(request.url, self.allowed_domains)
+            # Host names: url_is_from_any_domain compares host:port.
+            and not url_is_from_any_domain(f"http://{host}/", self.allowed_domains)
         ):
-            host = urlsplit(request.url).hostname or ""
             self.allowed_domains.append(host)  # the list JOBDIR's state holds
             self.crawler.stats.inc_value("topic/seed_hosts_added")
             logger.info(
@@ -315,6 +327,14 @@ class TopicSpider(Spider):
                 request.url,
                 host,
             )
+
+    def dropped(self, request: Request) -> None:
+        """A redirect back to an address of its own chain is a loop, which the seen-set
+        drops without a word: say it as a request that got no page."""
+        chain = request.meta.get("redirect_urls") or []
+        if request.url in chain and not is_robots_txt(request):
+            loop = " -> ".join([*chain, request.url])
+            self._not_fetched(request, chain[0], "RedirectLoop", f"redirect loop ({loop})")
 
     def _host_full(self, url: str) -> bool:
         if not self.max_pages_per_host:
@@ -480,9 +500,13 @@ class TopicSpider(Spider):
             reason = f"{reason}/{status}"
             message = f"HTTP {response_status_message(status)}"  # not "Ignoring non-200 response"
             self.patterns.record(template(request.url), False)  # a dead folder is barren too
+        self._not_fetched(request, request.url, reason, message)
+
+    def _not_fetched(self, request: Request, url: str, reason: str, message: str) -> None:
+        """One line, at WARNING for a seed, and the stat ``topic/failed/<reason>``."""
         self.crawler.stats.inc_value(f"topic/failed/{reason}")
         level = logging.WARNING if request.meta.get("depth", 0) == 0 else logging.INFO
-        logger.log(level, "Not fetched %s: %s", request.url, message)
+        logger.log(level, "Not fetched %s: %s", url, message)
 
     def _is_duplicate(self, fingerprint: int) -> bool:
         """Whether a page already stored has (nearly) the same text; if not, remember this one."""
