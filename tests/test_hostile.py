@@ -41,6 +41,8 @@ def hostile_links() -> str:
             "/gbk-page.html",
             "/upper-case-type.html",
             "/deep.html",
+            "/utf16-bom.html",
+            "/utf16le.html",
         )
     )
 
@@ -60,6 +62,11 @@ class Hostile(Handler):
             )
         elif path == "/gbk-page.html":
             self.send(html("足球联赛新闻", "", "gbk"), "text/html")
+        elif path == "/utf16-bom.html":
+            self.send(html("足球周报", "").replace(b"utf-8", b"utf-16").decode().encode("utf-16"))
+        elif path == "/utf16le.html":
+            page = html("足球简讯", "").replace(b'<meta charset="utf-8">', b"")
+            self.send(page.decode().encode("utf-16-le"), "text/html; charset=utf-16le")
         elif path == "/upper-case-type.html":
             self.send(html("足球比赛报道", ""), "Text/HTML; Charset=UTF-8")
         elif path == "/deep.html":
@@ -156,6 +163,10 @@ def test_hostile_pages_are_skipped_with_reasons_and_the_crawl_goes_on(hostile_ur
     stored = {
         row["url"].rsplit("/", 1)[1]: row for row in read_jsonl(tmp_path / "pages" / "index.jsonl")
     }
+    # Their hanzi are bytes of every value, NULs and control bytes too: before, not scored.
+    assert stored["utf16-bom.html"]["title"] == "足球周报"
+    assert stored["utf16le.html"]["title"] == "足球简讯"
+    assert stored["utf16le.html"]["charset"] == stored["utf16-bom.html"]["charset"] == "utf-16-le"
     assert stored["wrong-charset.html"]["charset"] == "gb18030"
     assert stored["wrong-charset.html"]["title"] == "足球比赛回顾"
     assert stored["gbk-page.html"]["title"] == "足球联赛新闻"

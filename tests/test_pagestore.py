@@ -69,13 +69,17 @@ def test_tidy_index_lists_each_url_once_where_it_was_first(tmp_path):
     lines = [
         '{"url": "a", "charset": "gb18030"}',
         "not json, kept as it was",
+        '{"note": "a line a user added"}',
+        '["json, but no page"]',
+        '{"url": 7}',
         '{"url": "b"}',
         '{"url": "a", "charset": "utf-8"}',
     ]
     index.write_text("\n".join(lines) + '\n{"url": "torn', "utf-8")
     (tmp_path / "~tmp-index.jsonl.part").write_text("half an index a killed crawl left")
     assert tidy_index(index) == {"a", "b"}
-    assert index.read_text("utf-8").splitlines() == [lines[3], lines[1], lines[2]]
+    # Before, the lines without a URL made every later crawl into the folder fail.
+    assert index.read_text("utf-8").splitlines() == [lines[6], *lines[1:6]]
     assert [p.name for p in tmp_path.iterdir()] == ["index.jsonl"]
 
 

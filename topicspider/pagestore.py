@@ -123,8 +123,12 @@ def tidy_index(index: Path) -> set[str]:
 
 
 def _url_of(line: bytes) -> str | None:
-    with suppress(ValueError):
-        return json.loads(line)["url"]
+    """The URL a line of the index is about; None for a torn line, or one that is not
+    a page's (a line a user added, without a ``url``)."""
+    with suppress(ValueError, TypeError, KeyError):
+        url = json.loads(line)["url"]
+        if isinstance(url, str):
+            return url
     return None
 
 

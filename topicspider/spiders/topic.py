@@ -18,6 +18,7 @@ from scrapy.utils.url import url_is_from_any_domain
 from topicspider.analysis import Analyzer, PageAnalysis, ScoredLink
 from topicspider.barren import BarrenTemplate
 from topicspider.canonical import FetchedElsewhere, KnownCanonicals, link_header_canonicals
+from topicspider.charset import detect_encoding
 from topicspider.dupefilters import DUPEFILTERS
 from topicspider.exceptions import ConfigError
 from topicspider.hostcap import HostFull
@@ -95,8 +96,16 @@ def _skip_reason(response: Any) -> str | None:
     if not response.body.strip():
         return "empty"
     head = response.body[:4096]
+    if b"\x00" in head:
+        # UTF-16 and UTF-32 text is mostly NULs (the ASCII of its markup): a page is one
+        # when its byte order mark or its Content-Type says so and it decodes that way;
+        # its hanzi are bytes of every value, control bytes included.
+        content_type = (response.headers.get("Content-Type") or b"").decode("latin-1")
+        if detect_encoding(head, content_type).startswith(("utf-16", "utf-32")):
+            return None
+        return "binary"
     controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
-    if b"\x00" in head or controls > len(head) // 20:
+    if controls > len(head) // 20:
         return "binary"
     return None
 
