@@ -27,6 +27,33 @@ def test_noise_urls():
 
 
 @pytest.mark.parametrize(
+    "url",
+    [
+        "http://bbs.a.cn/forum.php?mod=viewthread&action=printable&tid=101",  # Discuz X
+        "http://bbs.a.cn/viewthread.php?action=printable&tid=5",  # Discuz 7
+        "http://bbs.a.cn/home.php?mod=space&do=calendar",
+        "http://a.cn/index.php?act=Print&id=3",
+    ],
+)
+def test_print_and_calendar_views_named_by_a_query_value(url):
+    """Before, only keys were looked at: every thread of a Discuz forum was stored twice,
+    once as its printable view."""
+    assert is_noise(url)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://bbs.a.cn/forum.php?mod=viewthread&tid=101",
+        "http://a.cn/list.php?tag=print",  # a section on printing, not a print view
+        "http://a.cn/search.php?q=calendar",
+    ],
+)
+def test_other_query_values_are_no_noise(url):
+    assert not is_noise(url)
+
+
+@pytest.mark.parametrize(
     ("url", "expected"),
     [
         (

@@ -30,6 +30,10 @@ _NOISE_KEYS = frozenset(
         "calendar",
     ]
 )
+# Keys whose value names the view a script shows: Discuz's ``forum.php?mod=viewthread&
+# action=printable`` and ``home.php?do=calendar``, ``index.php?act=print``.
+_VIEW_KEYS = frozenset(["action", "act", "do", "mod", "op", "view", "mode", "a", "m"])
+_NOISE_VIEWS = frozenset(["print", "printable", "printview", "calendar"])
 _NOISE_PATH = re.compile(
     r"/(?:print|printable|calendar|cal|share|login|logout|signin|register)(?:/|\.|$)",
     re.IGNORECASE,
@@ -120,15 +124,19 @@ def is_noise(url: str) -> bool:
     True
     >>> is_noise("http://a.cn/events.php?year=2031&month=7")
     True
+    >>> is_noise("http://a.cn/forum.php?mod=viewthread&action=printable&tid=5")
+    True
     >>> is_noise("http://a.cn/news/123.html?page=2")
     False
     """
     parts = urlsplit(url)
     if _NOISE_PATH.search(parts.path):
         return True
-    keys = {key.lower() for key, _ in parse_qsl(parts.query, keep_blank_values=True)}
+    query = [(key.lower(), value) for key, value in parse_qsl(parts.query, keep_blank_values=True)]
+    keys = {key for key, _ in query}
     calendar = "month" in keys and ({"year", "day"} & keys)
-    return bool(keys & _NOISE_KEYS or calendar)
+    view = any(key in _VIEW_KEYS and value.lower() in _NOISE_VIEWS for key, value in query)
+    return bool(keys & _NOISE_KEYS or calendar or view)
 
 
 @dataclass
