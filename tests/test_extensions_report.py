@@ -232,6 +232,13 @@ def test_a_resumed_crawl_reports_the_whole_crawl(site, site_url, tmp_path):
     for page in report["top_pages"]:
         assert page["title"] == site.titles[urlsplit(page["url"]).path]
 
+    written = (tmp_path / "report" / "report.md").read_bytes()
+    refused = scrapy(*command[:5], "keywords=football:3", *command[6:])
+    assert refused.returncode == 1
+    assert "jobdir_error" in refused.stderr
+    # Before, the refused run wrote "Crawl ended (jobdir_error)" over the crawl's report.
+    assert (tmp_path / "report" / "report.md").read_bytes() == written
+
 
 def test_a_long_crawl_does_not_grow_the_report_in_memory(tmp_path):
     report = Report(tmp_path / "report", threshold=0.5)

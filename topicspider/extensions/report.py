@@ -18,6 +18,7 @@ from scrapy.exceptions import NotConfigured
 
 from topicspider.items import PageItem
 from topicspider.locks import hold
+from topicspider.scheduler import JOBDIR_REASON
 from topicspider.signals import page_scored
 
 if TYPE_CHECKING:
@@ -135,6 +136,7 @@ class Report:
         self.usable = True
         self._lock: int | None = None
         self._on_forced_stop: Any = None
+        self._scored = False  # by this run
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -188,6 +190,7 @@ class Report:
         if threshold is not None:
             self.harvest.threshold = threshold
         self.harvest.add(url, relevance, bool(accepted), depth)
+        self._scored = True
 
     def item_scraped(self, item: Any) -> None:
         # page_scored has no title; the item of an accepted page has, and comes after it.
@@ -200,6 +203,10 @@ class Report:
 
             reactor.removeSystemEventTrigger(self._on_forced_stop)  # type: ignore[attr-defined]
             self._on_forced_stop = None
+        if reason == JOBDIR_REASON and not self._scored:
+            # Refused at the start: the harvest is the other crawl's, and so is the report.
+            self._release()
+            return
         self.write(spider.name, reason)
 
     def write(self, spider: str, reason: str) -> None:
@@ -222,10 +229,13 @@ class Report:
             logger.error("Cannot write the crawl report to %s: %s", self.folder.absolute(), exc)
             return
         finally:
-            if self._lock is not None:
-                os.close(self._lock)
-                self._lock = None
+            self._release()
         logger.info("Crawl report written to %s", self.folder.absolute())
+
+    def _release(self) -> None:
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
 
 def _lock(folder: Path) -> int:
