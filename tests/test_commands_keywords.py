@@ -244,6 +244,22 @@ def test_bad_sources_give_one_clear_message_and_status_2(site_url, tmp_path, mak
     assert result.stdout == ""
 
 
+def test_a_redirect_loop_is_one_line():
+    """Before, urllib's three-line message: "...would lead to an infinite loop.\nThe last
+    30x error message was:\nFound"."""
+
+    class Loop(Handler):
+        def do_GET(self) -> None:
+            self.send(b"", status=302, Location="/b" if self.path == "/a" else "/a")
+
+    with serving(Loop) as url:
+        result = scrapy_keywords(f"{url}/a")
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"topicspider: error: {url}/a: a redirect loop, or too many redirects\n"
+    )
+
+
 def test_a_server_that_never_answers_times_out():
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))

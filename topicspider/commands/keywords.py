@@ -174,6 +174,8 @@ class PageReader:
                 data = self._body(url, response, deadline)
                 final_url = response.geturl()
         except HTTPError as exc:
+            if str(exc.reason).startswith(HTTPRedirectHandler.inf_msg):  # three lines long
+                raise SourceError(f"{url}: a redirect loop, or too many redirects") from None
             raise SourceError(f"{url}: HTTP {exc.code} {exc.reason}") from None
         except URLError as exc:
             raise SourceError(f"{url}: cannot fetch: {exc.reason}") from None
