@@ -162,3 +162,39 @@ def test_rows_left_in_other_folders_are_found_not_those_a_crawl_holds(tmp_path):
         Spool(tmp_path, "running").open()
     running.close()
     own.close()
+
+
+def big_page(n: int) -> dict:
+    """A record of 10,000-odd bytes: a 4 kB page of a full disk holds part of it."""
+    return {"table": "pages", "row": {"url": f"http://127.0.0.1/{n}.html", "text": "足" * 3333}}
+
+
+def fill(write, records: list[dict]) -> list[dict]:
+    """Write ``records`` one call each until the disk is full; the records written."""
+    written = []
+
+    def write_them() -> None:
+        for record in records:
+            write([record])
+            written.append(record)
+
+    with pytest.raises(OSError, match="No space left on device"):
+        write_them()
+    return written
+
+
+def test_a_full_disk_leaves_whole_records_only(small_fs, caplog):
+    spool = Spool(small_fs("64k"))
+    spool.open()
+    written = fill(spool.append, [big_page(n) for n in range(100)])
+    segment = spool.seal()
+    assert segment.path.read_bytes().endswith(b"\n")
+    assert read(segment.path) == written
+    assert segment.counts == {"pages": len(written)}
+    segment.path.unlink()
+
+    set_aside = fill(spool.reject, [{**big_page(n), "error": "(1406, '')"} for n in range(100)])
+    spool.close()
+    assert spool.rejected.read_bytes().endswith(b"\n")
+    assert read(spool.rejected) == set_aside
+    assert "incomplete last line" not in caplog.text

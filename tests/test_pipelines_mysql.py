@@ -1235,3 +1235,83 @@ def test_a_job_id_that_cannot_name_a_spool_folder_stops_the_crawl_in_one_line(tm
     )
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "spool").exists()
+
+
+# --- the spool's disk fills up -------------------------------------------------------------
+
+
+def test_a_full_spool_disk_stops_the_crawl_and_names_the_pages_not_in_mysql(
+    site, site_url, tmp_path, mysql_url, small_fs
+):
+    spool = small_fs("64k")
+    result = scrapy(
+        *crawl_command(
+            site,
+            site_url,
+            tmp_path,
+            f"MYSQL_SPOOL_DIR={spool}",
+            "MYSQL_FLUSH_INTERVAL=3600",  # one segment, growing until the disk is full
+            "MYSQL_BATCH_SIZE=100000",
+        ),
+        env={"TOPICSPIDER_MYSQL_URL": mysql_url},
+    )
+    assert "'finish_reason': 'mysql_spool_error'" in result.stderr, result.stderr[-3000:]
+    assert result.returncode == 1
+    assert f"Cannot write to the MySQL spool {spool} (MYSQL_SPOOL_DIR): " in result.stderr
+    assert "No space left on device" in result.stderr
+    assert "incomplete last line" not in result.stderr
+    assert "Traceback" not in result.stderr
+
+    indexed = {line["url"] for line in read_jsonl(tmp_path / "pages" / "index.jsonl")}
+    stored = set(pages_by_url(mysql_url))
+    assert stored < indexed
+    listed = re.search(
+        rf"ERROR: (\d+) accepted pages are not in MySQL, the spool {spool} having failed: (.*)",
+        result.stderr,
+    )
+    assert listed, result.stderr[-3000:]
+    assert sorted(listed[2].split()) == sorted(indexed - stored)
+    assert int(listed[1]) == stats_from(result.stderr)["mysql/not_spooled"] == len(indexed - stored)
+
+
+# --- a crawl paused and resumed with JOBDIR ------------------------------------------------
+
+
+def test_a_crawl_paused_and_resumed_with_jobdir_keeps_its_crawl_id(
+    site, site_url, tmp_path, mysql_url
+):
+    command = crawl_command(
+        site,
+        site_url,
+        tmp_path,
+        f"JOBDIR={tmp_path / 'job'}",
+        "DOWNLOAD_DELAY=0.15",
+        "CONCURRENT_REQUESTS_PER_DOMAIN=1",
+        "MYSQL_FLUSH_INTERVAL=0.2",
+    )
+    env = {"TOPICSPIDER_MYSQL_URL": mysql_url}
+    paused = subprocess.Popen(
+        [sys.executable, "-m", "scrapy", *command],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for(lambda: stored_count(mysql_url) >= 2, what="the first rows")
+        paused.send_signal(signal.SIGINT)  # Ctrl-C
+        _, log = paused.communicate(timeout=120)
+    finally:
+        paused.kill()
+    assert "'finish_reason': 'shutdown'" in log, log[-3000:]
+    [crawl_id] = re.findall(r"Storing pages in MySQL at .*, crawl id '(.*)'", log)
+    stored_first = stored_count(mysql_url)
+
+    resumed = scrapy(*command, env=env)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert stored_count(mysql_url) > stored_first
+    assert_rows_equal_index(mysql_url, tmp_path / "pages")
+    for table in ("pages", "links"):
+        rows = query(mysql_url, f"SELECT DISTINCT crawl_id FROM {table}")
+        assert rows == [{"crawl_id": crawl_id}], table
+    assert f"crawl id '{crawl_id}'" in resumed.stderr

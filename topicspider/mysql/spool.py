@@ -109,7 +109,8 @@ class Spool:
         return self.folder / REJECTED_NAME
 
     def append(self, records: Sequence[dict[str, Any]]) -> None:
-        """Add ``records`` to the current segment, in one write."""
+        """Add ``records`` to the current segment, in one write: all of them, or, if it
+        fails (a full disk), none."""
         data = _lines(records)
         if not data:
             return
@@ -136,7 +137,8 @@ class Spool:
         return segment
 
     def reject(self, records: Sequence[dict[str, Any]]) -> None:
-        """Append ``records``, which the database refused, to :attr:`rejected`, in one write."""
+        """Append ``records``, which the database refused, to :attr:`rejected`, in one write:
+        all of them or none."""
         data = _lines(records)
         if not data:
             return
@@ -203,9 +205,17 @@ def _lines(records: Sequence[dict[str, Any]]) -> bytes:
 
 
 def _write(file: int, data: bytes) -> None:
+    """Append ``data`` whole or not at all: what a full disk let through of it is cut off
+    again, so that the file holds whole lines only (as the pages index does)."""
+    end = os.lseek(file, 0, os.SEEK_END)
     view = memoryview(data)
-    while view:
-        view = view[os.write(file, view) :]
+    try:
+        while view:
+            view = view[os.write(file, view) :]
+    except OSError:
+        with suppress(OSError):
+            os.ftruncate(file, end)
+        raise
 
 
 def read(path: Path) -> list[dict[str, Any]]:

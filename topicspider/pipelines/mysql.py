@@ -11,6 +11,7 @@ import time
 from collections import deque
 from contextlib import suppress
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pymysql
@@ -20,6 +21,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.enterprise import adbapi
 from twisted.internet import task
 
+from topicspider import atomic
 from topicspider.exceptions import ConfigError
 from topicspider.mysql import schema
 from topicspider.mysql.spool import Segment, Spool, SpoolError, read, waiting
@@ -44,6 +46,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 CLOSE_REASON = "mysql_unavailable"
+#: In ``JOBDIR``: the crawl id, for the crawl that resumes it.
+CRAWL_ID_NAME = "mysql-crawl-id.txt"
 SPOOL_CLOSE_REASON = "mysql_spool_error"
 
 #: The most seconds a ``MYSQL_*`` time may be: a year, pymysql's bound on ``connect_timeout``
@@ -104,6 +108,10 @@ class MySQLPipeline:
     would make it drop the connection, like an outage), are not retried: they go to the
     spool's ``rejected.jsonl``, each logged with its URL and counted in ``mysql/rejected``,
     and the rows around them are written.
+    If the spool cannot be written (a full disk) the crawl stops, and the accepted pages
+    that never reached it are named in one line at the end. Rows carry ``MYSQL_CRAWL_ID``,
+    else scrapyd's job id, else the spider's name and start time, which a crawl resumed
+    from ``JOBDIR`` takes over from the run it resumes (:data:`CRAWL_ID_NAME`).
     Off (``NotConfigured``) when ``MYSQL_URL`` is empty; ``ConfigError`` on settings
     :func:`check_settings` refuses.
     """
@@ -115,6 +123,7 @@ class MySQLPipeline:
         stats: StatsCollector,
         *,
         crawl_id: str = "",
+        crawl_id_file: Path | None = None,
         batch_size: int = 200,
         flush_interval: float = 1.0,
         retry_delay: float = 1.0,
@@ -128,6 +137,7 @@ class MySQLPipeline:
         self.spool = spool
         self.stats = stats
         self.crawl_id = crawl_id
+        self.crawl_id_file = crawl_id_file
         self.batch_size = batch_size
         self.flush_interval = flush_interval
         self.retry_delay = retry_delay
@@ -147,6 +157,8 @@ class MySQLPipeline:
         self._closed = False
         # Holds the spider closing we start, so that it is not garbage-collected.
         self._closing: Deferred[None] | None = None
+        #: Accepted pages that never reached the spool, it having failed: named at the end.
+        self._not_spooled: list[str] = []
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -155,11 +167,13 @@ class MySQLPipeline:
             raise NotConfigured  # no message: the filesystem alone is the normal case
         check_settings(settings)
         job = getattr(crawler.spider, SCRAPYD_JOB_ARGUMENT, None)
+        jobdir = None if settings.get("REDIS_URL") else settings.get("JOBDIR")  # Redis: unused
         pipeline = cls(
             MySQLUrl.parse(settings.get("MYSQL_URL")),
             Spool(settings.get("MYSQL_SPOOL_DIR"), job and job_folder(job, "MYSQL_SPOOL_DIR")),
             crawler.stats,
             crawl_id=settings.get("MYSQL_CRAWL_ID"),
+            crawl_id_file=Path(jobdir, CRAWL_ID_NAME) if jobdir and not job else None,
             batch_size=settings.getint("MYSQL_BATCH_SIZE"),
             flush_interval=settings.getfloat("MYSQL_FLUSH_INTERVAL"),
             retry_delay=settings.getfloat("MYSQL_RETRY_DELAY"),
@@ -176,7 +190,6 @@ class MySQLPipeline:
         """Lock the spool and create the tables; if either fails, or tables an older version
         made lack columns, the crawl does not start."""
         spider = spider or (self.crawler and self.crawler.spider)
-        self.crawl_id = self.crawl_id or default_crawl_id(spider)
         try:
             leftovers = self.spool.open()
         except (SpoolError, ValueError) as exc:
@@ -200,6 +213,7 @@ class MySQLPipeline:
                 f"Cannot use the MySQL database {self.url} (MYSQL_URL): {exc}"
             ) from None
         self.pool = pool
+        self.crawl_id = self.crawl_id or self._kept_crawl_id(default_crawl_id(spider))
         logger.info("Storing pages in MySQL at %s, crawl id %r", self.url, self.crawl_id)
         left = waiting(self.spool.root, self.spool.folder)
         if left:
@@ -221,7 +235,9 @@ class MySQLPipeline:
         self._loop.start(self.flush_interval, now=True)
 
     def process_item(self, item: Any, spider: Spider | None = None) -> Any:
-        self._append([schema.page_record(ItemAdapter(item), self.crawl_id)])
+        record = schema.page_record(ItemAdapter(item), self.crawl_id)
+        if not self._append([record]):
+            self._not_spooled.append(record["row"]["url"])
         return item
 
     def links_discovered(self, page_url: str, links: list[dict[str, Any]]) -> None:
@@ -230,7 +246,8 @@ class MySQLPipeline:
 
     async def close_spider(self, spider: Spider | None = None) -> None:
         """Give the database up to ``MYSQL_CLOSE_TIMEOUT`` seconds to take what is left;
-        the rest stays in the spool."""
+        the rest stays in the spool. Then the accepted pages that never reached the spool,
+        if any, are named in one line, to be fetched again."""
         from twisted.internet import reactor  # here: the one Scrapy installed
 
         if self.pool is None:
@@ -267,12 +284,46 @@ class MySQLPipeline:
                 else "the next crawl",
                 self._replay_command(),
             )
+        if self._not_spooled:
+            self.stats.set_value("mysql/not_spooled", len(self._not_spooled))
+            logger.error(
+                "%d accepted pages are not in MySQL, the spool %s having failed: %s",
+                len(self._not_spooled),
+                self.spool.folder.absolute(),
+                " ".join(self._not_spooled),
+            )
+
+    def _kept_crawl_id(self, crawl_id: str) -> str:
+        """The crawl id of the crawl this one resumes (``JOBDIR``), else ``crawl_id``, kept
+        for the crawls that will resume this one: a paused crawl stays one crawl in MySQL."""
+        if self.crawl_id_file is None:
+            return crawl_id
+        try:
+            kept = self.crawl_id_file.read_text("utf-8").strip()
+        except FileNotFoundError:
+            kept = ""
+        except (OSError, UnicodeDecodeError) as exc:
+            logger.warning("Cannot read the crawl id in %s: %s", self.crawl_id_file, exc)
+            return crawl_id
+        if kept:
+            return kept
+        try:
+            atomic.replace(self.crawl_id_file, crawl_id.encode("utf-8"))
+        except OSError as exc:
+            logger.warning(
+                "Cannot keep the crawl id in %s: %s; resumed, the crawl will store the rest "
+                "of its rows under another id",
+                self.crawl_id_file,
+                exc,
+            )
+        return crawl_id
 
     # --- writing ---------------------------------------------------------------
 
-    def _append(self, records: list[dict[str, Any]]) -> None:
+    def _append(self, records: list[dict[str, Any]]) -> bool:
+        """Spool ``records``; False if they are not: the spool failed, now or before."""
         if self._closed:
-            return
+            return False
         try:
             self.spool.append(records)
         except OSError as exc:
@@ -283,9 +334,10 @@ class MySQLPipeline:
                 exc,
             )
             self._closing = close_crawl(self.crawler, SPOOL_CLOSE_REASON)
-            return
+            return False
         if self.spool.pending >= self.batch_size:
             self._flush()
+        return True
 
     def _flush(self) -> None:
         self._seal()
