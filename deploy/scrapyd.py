@@ -11,7 +11,8 @@ a real scrapyd host. ``make scrapyd-up`` and ``make scrapyd-down`` call this mod
 The folder holds ``scrapy.cfg`` (scrapyd's config), ``scrapyd.pid``, ``scrapyd.log`` and
 scrapyd's ``eggs/``, ``logs/``, ``dbs/``; jobs run in it, so relative paths in spider
 arguments and settings (``pages/`` by default) are relative to it. ``down`` cancels the
-jobs first: scrapyd would leave them crawling.
+jobs first: scrapyd would leave them crawling. ``up`` on a folder whose scrapyd runs already
+says on which port, and fails if another port was asked for.
 """
 
 from __future__ import annotations
@@ -247,11 +248,29 @@ def _api(port: int, endpoint: str, form: dict[str, str] | None = None) -> dict:
     return answer
 
 
+def _already_running(directory: Path, pid: int, asked: int | None) -> int:
+    """``up`` on a folder whose scrapyd runs: fine if on the port asked for (or none was);
+    otherwise status 1, since nothing answers on the port asked for."""
+    port = configured_port(directory)
+    if asked is not None and asked != port:
+        print(
+            f"scrapyd is already running in {directory} (pid {pid}) on port {port}, not {asked}:"
+            f" stop it first (python -m deploy.scrapyd down --dir {directory}), or use port {port}",
+            file=sys.stderr,
+        )
+        return 1
+    print(
+        f"scrapyd is already running (pid {pid}) on http://127.0.0.1:{port}/;"
+        f" log: {directory / LOG_NAME}"
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m deploy.scrapyd", description=__doc__)
     parser.add_argument("action", choices=("up", "down"))
     parser.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="default: %(default)s")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="default: %(default)s")
+    parser.add_argument("--port", type=int, help=f"default: {DEFAULT_PORT}")
     parser.add_argument("--max-proc", type=int, default=4, help="jobs at once (default: 4)")
     args = parser.parse_args(argv)
     directory = args.dir.resolve()
@@ -264,14 +283,14 @@ def main(argv: list[str] | None = None) -> int:
                 print("scrapyd stopped", *(f"cancelled job {job}" for job in cancelled), sep="\n")
             return 0
         if (pid := running_pid(directory)) is not None:
-            print(f"scrapyd is already running (pid {pid}); log: {directory / LOG_NAME}")
-            return 0
-        process = start(directory, args.port, max_proc=args.max_proc)
+            return _already_running(directory, pid, args.port)
+        port = DEFAULT_PORT if args.port is None else args.port
+        process = start(directory, port, max_proc=args.max_proc)
     except ScrapydError as error:
         print(error, file=sys.stderr)
         return 1
     print(
-        f"scrapyd (pid {process.pid}) on http://127.0.0.1:{args.port}/\n"
+        f"scrapyd (pid {process.pid}) on http://127.0.0.1:{port}/\n"
         f"folder: {directory}\nlog: {directory / LOG_NAME}"
     )
     return 0

@@ -21,7 +21,7 @@ from topicspider import settings as project_settings
 from topicspider.exceptions import ConfigError
 from topicspider.keywords import load_keywords
 from topicspider.redis import connection
-from topicspider.redis.connection import UNAVAILABLE, masked_url
+from topicspider.redis.connection import UNAVAILABLE, key_prefix, masked_url
 from topicspider.redis.crawl import CrawlRecord, check_settings
 from topicspider.redis.learning import LearningSync
 from topicspider.redis.patterns import SharedPatternStats
@@ -53,6 +53,27 @@ def test_no_part_of_the_password_shows(url):
     assert "hunter2" not in shown
     assert "***@" in shown
     assert shown.endswith(url.rpartition("@")[2])
+
+
+@pytest.mark.parametrize("name", ["news:cn", "news*", "news?", "news[12]", "news cn", "新闻"])
+def test_a_crawl_id_a_key_pattern_would_misread_is_refused(name):
+    """Before: crawl ``news:cn`` had keys ``topicspider:news:cn:*``, which the pattern that
+    deletes crawl ``news``, ``topicspider:news:*``, matches too; a glob character in an id
+    makes its own pattern match other crawls' keys."""
+    with pytest.raises(ConfigError) as refused:
+        key_prefix(Settings({"TOPIC_CRAWL_ID": name}), "topic")
+    assert str(refused.value) == (
+        f"TOPIC_CRAWL_ID={name!r}: expected letters, digits, '.', '_' and '-' only (it names"
+        " the crawl's Redis keys, topicspider:<id>:*)"
+    )
+
+
+def test_a_crawl_id_defaults_to_the_spider_name():
+    settings = Settings()
+    settings.setmodule(project_settings)
+    assert key_prefix(settings, "topic") == "topicspider:topic"
+    settings.set("TOPIC_CRAWL_ID", "news_2024.v-2")
+    assert key_prefix(settings, "topic") == "topicspider:news_2024.v-2"
 
 
 def refusal(url: str) -> str:

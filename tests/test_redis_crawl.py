@@ -681,6 +681,45 @@ def test_a_worker_with_other_bloom_settings_stops_with_a_clear_error(redis_serve
     assert "Spider opened" not in worker.log
 
 
+def test_a_worker_with_another_deny_stops_with_a_clear_error(redis_server, tmp_path):
+    """Before: it joined, and fetched and stored pages of the shared frontier that its deny
+    keeps out. A worker with the crawl's (no) deny joins."""
+    crawl = [f"REDIS_URL={redis_server.url}", "TOPIC_CRAWL_ID=deny-check"]
+    record = CrawlRecord(redis_server.client(), "topicspider:deny-check", "deny-check")
+    record.join(load_keywords("sports").to_text(), 1, ["127.0.0.1"], has_seeds=True)
+    odd = r"p[0-9]*[13579]\.html"
+    same, other = (
+        Worker(tmp_path, name, ["-a", "keywords=sports", *arguments], crawl)
+        for name, arguments in (("same", []), ("other", ["-a", f"deny={odd}"]))
+    )
+    assert other.wait() == 2
+    errors = [line for line in other.log.splitlines() if "error" in line.lower()]
+    assert errors == [
+        "topicspider: error: crawl 'deny-check' in Redis was started with no deny; this worker"
+        rf" has deny='{odd}'. Give every worker of a crawl the same allow and deny arguments"
+        " and TOPIC_STAY_ON_SITE, or set another TOPIC_CRAWL_ID"
+    ]
+    assert "Spider opened" not in other.log
+    assert_finished_cleanly(same)
+    assert "Joined crawl 'deny-check'" in same.log
+
+
+def test_a_crawl_id_a_key_pattern_would_misread_stops_the_worker(
+    redis_server, logged_site, tmp_path
+):
+    """Before: crawl ``news:cn`` ran, its keys matched by ``topicspider:news:*``."""
+    url, access_log = logged_site
+    worker = start(tmp_path, "colon", url, redis=redis_server, crawl_id="news:cn")
+    assert worker.wait() == 2
+    errors = [line for line in worker.log.splitlines() if "error" in line.lower()]
+    assert errors == [
+        "topicspider: error: TOPIC_CRAWL_ID='news:cn': expected letters, digits, '.', '_' and"
+        " '-' only (it names the crawl's Redis keys, topicspider:<id>:*)"
+    ]
+    assert not access_log.exists() or not access_log.read_text()
+    assert not redis_server.client().keys("topicspider:news*")
+
+
 def test_a_database_redis_does_not_have_stops_the_worker_with_one_line(redis_server, tmp_path):
     """Before: a traceback, and exit status 1."""
     url = f"redis://127.0.0.1:{redis_server.port}/99"

@@ -18,7 +18,7 @@ from topicspider import settings as project_settings
 from topicspider.exceptions import ConfigError
 from topicspider.keywords import parse_inline
 from topicspider.redis.connection import get_client
-from topicspider.redis.crawl import CrawlRecord, check_settings
+from topicspider.redis.crawl import CrawlRecord, LinkRules, check_settings
 from topicspider.redis.dupefilter import RedisBloomDupeFilter, RedisTopicDupeFilter, seen_set
 from topicspider.redis.partitions import partition_of
 from topicspider.redis.queue import CHECK, FORCE, CrawlGone, RedisFrontier
@@ -377,6 +377,70 @@ def test_crawl_record_created_joined_and_checked(redis_server, prefix):
         record.join("足球 3\n", 4, None, has_seeds=False)
     with pytest.raises(ConfigError, match="keeps its seen URLs with TOPIC_DUPEFILTER=exact;"):
         record.join("足球 3\n", 1, None, False, seen_set(Settings({**PROJECT, **BLOOM})))
+
+
+#: The deny the tester gave one worker of two: the odd-numbered pages.
+ODD = r"p[0-9]*[13579]\.html"
+
+
+def test_crawl_record_refuses_other_link_rules(redis_server, prefix):
+    """Before: a worker with its own deny joined, and fetched and stored the pages its deny
+    keeps out; a joiner's TOPIC_STAY_ON_SITE was replaced by the crawl's."""
+    record = CrawlRecord(redis_server.client(), prefix, "topic")
+    record.join("足球 3\n", 1, ["a.test"], True, links=LinkRules(deny=ODD))
+    joined = record.join("足球 3\n", 1, None, False, links=LinkRules(deny=ODD))
+    assert (joined.created, joined.domains) == (False, ["a.test"])
+    with pytest.raises(ConfigError) as refused:
+        record.join("足球 3\n", 1, None, has_seeds=False)
+    assert str(refused.value) == (
+        r"crawl 'topic' in Redis was started with deny='p[0-9]*[13579]\.html'; this worker has"
+        " no deny. Give every worker of a crawl the same allow and deny arguments and"
+        " TOPIC_STAY_ON_SITE, or set another TOPIC_CRAWL_ID"
+    )
+    with pytest.raises(ConfigError, match="started with no allow; this worker has allow=/news/"):
+        record.join("足球 3\n", 1, None, False, links=LinkRules(allow="/news/", deny=ODD))
+    with pytest.raises(
+        ConfigError,
+        match="started with TOPIC_STAY_ON_SITE=True; this worker has TOPIC_STAY_ON_SITE=False",
+    ):
+        record.join("足球 3\n", 1, None, False, links=LinkRules(stay_on_site=False, deny=ODD))
+    assert record.stored() == ("足球 3\n", 1, "TOPIC_DUPEFILTER=exact", LinkRules(deny=ODD))
+
+
+def test_a_crawl_recorded_without_allow_and_deny_had_none(redis_server, prefix):
+    """A crawl record older versions wrote: its stay-on-site flag, no allow, no deny."""
+    record = CrawlRecord(redis_server.client(), prefix, "topic")
+    record.join("足球 3\n", 1, None, True, links=LinkRules(stay_on_site=False))
+    redis_server.client().hdel(f"{prefix}:meta", "allow", "deny")
+    joined = record.join("足球 3\n", 1, None, False, links=LinkRules(stay_on_site=False))
+    assert (joined.created, joined.domains) == (False, None)
+    with pytest.raises(ConfigError, match="started with no deny; this worker has deny=/login"):
+        record.join("足球 3\n", 1, None, False, links=LinkRules(stay_on_site=False, deny="/login"))
+    with pytest.raises(ConfigError, match="started with TOPIC_STAY_ON_SITE=False; this worker"):
+        record.join("足球 3\n", 1, None, has_seeds=False)
+
+
+def test_link_rules_are_checked_before_the_crawl(redis_server, prefix):
+    name = prefix.split(":", 1)[1]
+    CrawlRecord(redis_server.client(), prefix, name).join(
+        "football 3\n", 1, ["a.test"], True, links=LinkRules(deny=ODD)
+    )
+    settings = Settings({**PROJECT, "REDIS_URL": redis_server.url})
+    keywords = parse_inline("football:3")
+    check_settings(settings, name, keywords, deny=ODD)
+    with pytest.raises(ConfigError) as refused:
+        check_settings(settings, name, keywords, deny="/login")
+    assert (
+        rf"crawl '{name}' in Redis was started with deny='p[0-9]*[13579]\.html'; this worker"
+        " has deny=/login." in str(refused.value)
+    )
+    with pytest.raises(
+        ConfigError,
+        match="started with TOPIC_STAY_ON_SITE=True; this worker has TOPIC_STAY_ON_SITE=False",
+    ):
+        check_settings(
+            Settings({**settings, "TOPIC_STAY_ON_SITE": False}), name, keywords, deny=ODD
+        )
 
 
 def test_a_crawl_gone_from_redis_takes_no_more_sites(redis_server, prefix):

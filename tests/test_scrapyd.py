@@ -389,6 +389,26 @@ def test_up_refuses_the_port_of_another_scrapyd(scrapyd, tmp_path):
     assert scrapyd.get("daemonstatus.json")["status"] == "ok"
 
 
+def test_up_on_a_running_folder_names_its_port_and_fails_for_another(scrapyd):
+    """Before: "scrapyd is already running (pid N)" and status 0 whatever port was asked
+    for, though nothing answered on it."""
+    port = urlsplit(scrapyd.url).port
+    pid = (scrapyd.directory / "scrapyd.pid").read_text().strip()
+    other = free_port()
+    up = run_deploy_scrapyd("up", "--dir", str(scrapyd.directory), "--port", str(other))
+    assert up.returncode == 1, up.stdout + up.stderr
+    assert up.stderr == (
+        f"scrapyd is already running in {scrapyd.directory} (pid {pid}) on port {port}, not"
+        f" {other}: stop it first (python -m deploy.scrapyd down --dir {scrapyd.directory}),"
+        f" or use port {port}\n"
+    )
+    for asked in (["--port", str(port)], []):
+        up = run_deploy_scrapyd("up", "--dir", str(scrapyd.directory), *asked)
+        assert up.returncode == 0, up.stdout + up.stderr
+        assert f"already running (pid {pid}) on http://127.0.0.1:{port}/;" in up.stdout
+    assert scrapyd.get("daemonstatus.json")["status"] == "ok"
+
+
 def test_down_cancels_the_jobs_first(deployed, site, site_url, tmp_path):
     """scrapyd leaves its jobs crawling when it stops: ``down`` cancels them first, so
     they close as with ``cancel.json`` and nothing of them is left running."""

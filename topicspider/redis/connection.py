@@ -21,11 +21,14 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 from scrapy_redis.connection import get_redis
 
+from topicspider.exceptions import ConfigError
+
 if TYPE_CHECKING:
     from redis import Redis
     from scrapy.settings import BaseSettings
 
 __all__ = [
+    "CRAWL_ID",
     "UNAVAILABLE",
     "BusyScriptError",
     "NoReplicasError",
@@ -43,6 +46,9 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 MASK = "***"
+#: A crawl id: nothing a key pattern reads as a glob (``* ? [ ]``) or that ends a crawl's
+#: prefix (``:``), so that ``topicspider:<id>:*`` matches that crawl's keys and no other's.
+CRAWL_ID = re.compile(r"[A-Za-z0-9._-]+")
 
 
 class PersistenceError(ResponseError):
@@ -189,8 +195,16 @@ def masked_url(url: str) -> str:
 
 
 def crawl_id(settings: BaseSettings, spider_name: str) -> str:
-    """``TOPIC_CRAWL_ID``, or the spider's name: workers with the same id share one crawl."""
-    return settings.get("TOPIC_CRAWL_ID") or spider_name
+    """``TOPIC_CRAWL_ID``, or the spider's name: workers with the same id share one crawl.
+    Raise ``ConfigError`` for an id that is not ``CRAWL_ID``: deleting crawl ``news`` by
+    key pattern would also delete a crawl ``news:cn``."""
+    name = settings.get("TOPIC_CRAWL_ID") or spider_name
+    if not CRAWL_ID.fullmatch(name):
+        raise ConfigError(
+            f"TOPIC_CRAWL_ID={name!r}: expected letters, digits, '.', '_' and '-' only (it names"
+            " the crawl's Redis keys, topicspider:<id>:*)"
+        )
+    return name
 
 
 def key_prefix(settings: BaseSettings, spider_name: str) -> str:

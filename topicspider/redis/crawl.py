@@ -3,13 +3,15 @@
 The first worker (the one given seeds) creates it; later workers join it. It holds the
 keyword vector (so that every worker scores links alike), the number of partitions (so that
 every worker files a site under the same one), the seen-set (so that every worker checks
-the same fingerprints or the same Bloom bits) and the sites the crawl stays on (so that a
-worker started without seeds follows the same links).
+the same fingerprints or the same Bloom bits), the link rules (so that no worker fetches
+what another's ``deny`` keeps out) and the sites the crawl stays on (so that a worker
+started without seeds follows the same links).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import shlex
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
 from redis.exceptions import AuthenticationError, ResponseError
@@ -36,7 +38,29 @@ if TYPE_CHECKING:
 
     from topicspider.keywords import KeywordVector
 
-__all__ = ["CrawlRecord", "Joined", "check_settings"]
+__all__ = ["CrawlRecord", "Joined", "LinkRules", "check_settings"]
+
+
+@dataclass(frozen=True)
+class LinkRules:
+    """Which links the crawl follows: only those to its sites (``TOPIC_STAY_ON_SITE``), and
+    those the spider's ``allow`` and ``deny`` regexes let through ("": none). Every worker
+    pops links any worker found, so all must follow the same ones."""
+
+    stay_on_site: bool = True
+    allow: str = ""
+    deny: str = ""
+
+    def describe(self, names: list[str]) -> str:
+        """The rules ``names`` as a user gives them: ``deny='p[0-9]*.html'``, ``no allow``."""
+        shown = []
+        for name in names:
+            value = getattr(self, name)
+            if name == "stay_on_site":
+                shown.append(f"TOPIC_STAY_ON_SITE={value}")
+            else:
+                shown.append(f"{name}={shlex.quote(value)}" if value else f"no {name}")
+        return ", ".join(shown)
 
 
 @dataclass(frozen=True)
@@ -66,18 +90,23 @@ class CrawlRecord:
         domains: list[str] | None,
         has_seeds: bool,
         seen: str = EXACT,
+        links: LinkRules | None = None,
     ) -> Joined | None:
         """Create the crawl (a worker with seeds) or join it; None if there is no crawl to
-        join. Raise ``ConfigError`` if the worker's keywords, partitions or seen-set (``seen``,
-        from ``redis.dupefilter.seen_set``) differ."""
+        join. ``domains``: the hosts of the worker's seeds it stays on. Raise ``ConfigError``
+        if the worker's keywords, partitions, seen-set (``seen``, from
+        ``redis.dupefilter.seen_set``) or link rules (default: ``LinkRules()``) differ."""
+        links = links or LinkRules()
         answer = self._join(
             args=[
                 self.prefix,
                 keywords,
                 partitions,
-                int(domains is not None),
+                int(links.stay_on_site),
                 int(has_seeds),
                 seen,
+                links.allow,
+                links.deny,
                 *(domains or ()),
             ]
         )
@@ -90,6 +119,9 @@ class CrawlRecord:
             raise ConfigError(_partitions_differ(self.name, rest[0], partitions))
         if status == "dupefilter":
             raise ConfigError(_seen_differs(self.name, rest[0], seen))
+        if status == "links":
+            stored = LinkRules(rest[0] == "1", rest[1], rest[2])
+            raise ConfigError(_links_differ(self.name, stored, links))
         stay_on_site, *stored_domains = rest
         return Joined(status == "created", sorted(stored_domains) if stay_on_site == "1" else None)
 
@@ -104,13 +136,17 @@ class CrawlRecord:
         that joined later, and the hosts its seeds redirected to."""
         return sorted(domain.decode() for domain in self.server.smembers(f"{self.prefix}:domains"))
 
-    def stored(self) -> tuple[str, int, str] | None:
-        """The keyword vector (``KeywordVector.to_text()``), the number of partitions and the
-        seen-set of the crawl, if there is a crawl."""
-        keywords, partitions, seen = self._read(keys=[f"{self.prefix}:meta"])
+    def stored(self) -> tuple[str, int, str, LinkRules] | None:
+        """The keyword vector (``KeywordVector.to_text()``), the number of partitions, the
+        seen-set and the link rules of the crawl, if there is a crawl."""
+        keywords, partitions, seen, stay_on_site, allow, deny = (
+            value.decode() if value is not None else None
+            for value in self._read(keys=[f"{self.prefix}:meta"])
+        )
         if keywords is None:
             return None
-        return keywords.decode(), int(partitions), seen.decode() if seen is not None else EXACT
+        links = LinkRules(stay_on_site == "1", allow or "", deny or "")
+        return keywords, int(partitions), seen or EXACT, links
 
 
 def _keywords_differ(name: str, stored: str, given: str) -> str:
@@ -141,6 +177,16 @@ def _seen_differs(name: str, stored: str, given: str) -> str:
     )
 
 
+def _links_differ(name: str, stored: LinkRules, given: LinkRules) -> str:
+    names = [field.name for field in fields(LinkRules)]
+    differ = [name for name in names if getattr(stored, name) != getattr(given, name)]
+    return (
+        f"crawl {name!r} in Redis was started with {stored.describe(differ)}; this worker has"
+        f" {given.describe(differ)}. Give every worker of a crawl the same allow and deny"
+        " arguments and TOPIC_STAY_ON_SITE, or set another TOPIC_CRAWL_ID"
+    )
+
+
 def _refused(url: str, reason: str) -> str:
     return (
         f"Redis at {masked_url(url)} (REDIS_URL) refused this worker ({reason.rstrip('.')});"
@@ -148,12 +194,21 @@ def _refused(url: str, reason: str) -> str:
     )
 
 
-def check_settings(settings: BaseSettings, spider_name: str, keywords: KeywordVector) -> None:
+def check_settings(
+    settings: BaseSettings,
+    spider_name: str,
+    keywords: KeywordVector,
+    allow: str | None = None,
+    deny: str | None = None,
+) -> None:
     """Before a worker starts: the partition and dupefilter settings make sense, ``REDIS_URL``
-    names a database Redis has, Redis accepts the credentials and lets the user run the
-    crawl's scripts, and the keywords and seen-set match the crawl's if it exists already.
-    Raise ``ConfigError`` otherwise, naming ``REDIS_URL`` with its password masked. If Redis
-    cannot be reached, the worker starts anyway and waits for it."""
+    names a database Redis has, the crawl id can be a key prefix, Redis accepts the
+    credentials and lets the user run the crawl's scripts, and the keywords, seen-set and
+    link rules (the spider's ``allow`` and ``deny`` arguments, ``TOPIC_STAY_ON_SITE``) match
+    the crawl's if it exists already. Raise ``ConfigError`` otherwise, naming ``REDIS_URL``
+    with its password masked. If Redis cannot be reached, the worker starts anyway and waits
+    for it."""
+    links = LinkRules(settings.getbool("TOPIC_STAY_ON_SITE"), allow or "", deny or "")
     partitions = settings.getint("TOPIC_PARTITIONS")
     parse_worker_partitions(settings.getlist("TOPIC_WORKER_PARTITIONS"), partitions)
     seen = seen_set(settings)
@@ -185,10 +240,12 @@ def check_settings(settings: BaseSettings, spider_name: str, keywords: KeywordVe
         record.server.close()
     if stored is None:
         return
-    stored_keywords, stored_partitions, stored_seen = stored
+    stored_keywords, stored_partitions, stored_seen, stored_links = stored
     if stored_keywords != keywords.to_text():
         raise ConfigError(_keywords_differ(record.name, stored_keywords, keywords.to_text()))
     if stored_partitions != partitions:
         raise ConfigError(_partitions_differ(record.name, stored_partitions, partitions))
     if stored_seen != seen:
         raise ConfigError(_seen_differs(record.name, stored_seen, seen))
+    if stored_links != links:
+        raise ConfigError(_links_differ(record.name, stored_links, links))

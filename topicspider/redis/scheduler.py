@@ -53,7 +53,7 @@ from topicspider.redis.connection import (
     get_client,
     key_prefix,
 )
-from topicspider.redis.crawl import CrawlRecord
+from topicspider.redis.crawl import CrawlRecord, LinkRules
 from topicspider.redis.dupefilter import RedisBloomDupeFilter, RedisDupeFilter, seen_set
 from topicspider.redis.partitions import parse_worker_partitions
 from topicspider.redis.queue import CHECK, FORCE, NEW, RESCORE, CrawlGone, RedisFrontier, Step
@@ -106,6 +106,7 @@ class RedisScheduler(BaseScheduler):
         dupefilter: BaseDupeFilter,
         *,
         seen: str,
+        stay_on_site: bool,
         concurrency: int,
         lease: float,
         idle_timeout: float,
@@ -118,6 +119,9 @@ class RedisScheduler(BaseScheduler):
         self.df = dupefilter
         #: The crawl's seen-set (``redis.dupefilter.seen_set``), checked by the crawl record.
         self.seen = seen
+        #: ``TOPIC_STAY_ON_SITE``: with the spider's ``allow`` and ``deny``, the link rules
+        #: the crawl record checks.
+        self.stay_on_site = stay_on_site
         #: The Redis set and Bloom filter are checked inside the frontier's script; others
         #: are asked.
         self.df_in_script = isinstance(dupefilter, (RedisDupeFilter, RedisBloomDupeFilter))
@@ -175,6 +179,7 @@ class RedisScheduler(BaseScheduler):
             CrawlRecord(server, prefix, crawl_id(settings, name)),
             dupefilter,
             seen=seen_set(settings),
+            stay_on_site=settings.getbool("TOPIC_STAY_ON_SITE"),
             concurrency=settings.getint("CONCURRENT_REQUESTS"),
             lease=settings.getfloat("REDIS_LEASE"),
             idle_timeout=settings.getfloat("REDIS_IDLE_TIMEOUT"),
@@ -195,14 +200,20 @@ class RedisScheduler(BaseScheduler):
     async def _open(self, spider: Spider) -> None:
         self.df.open()
         keywords = getattr(spider, "keywords", None)
+        links = LinkRules(
+            self.stay_on_site,
+            getattr(spider, "allow", None) or "",
+            getattr(spider, "deny", None) or "",
+        )
         try:
             joined = await self._retrying(
                 self.record.join,
                 keywords.to_text() if keywords is not None else "",
                 self.frontier.partitions,
-                list(getattr(spider, "allowed_domains", None) or []) or None,
+                list(getattr(spider, "allowed_domains", None) or []),
                 bool(getattr(spider, "seeds", None)),
                 self.seen,
+                links,
             )
         except ConfigError as error:
             logger.error("%s", error)

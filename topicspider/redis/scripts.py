@@ -25,8 +25,8 @@ Keys, under the crawl's prefix ``P`` (``topicspider:<crawl id>``):
 ``P:dupefilter``       set        fingerprints seen (:mod:`topicspider.redis.dupefilter`)
 ``P:bloom``            string     or, with ``TOPIC_DUPEFILTER=bloom``, the bits of a Bloom filter
 ``P:bloom:urls``       string     URLs added to the Bloom filter, by all workers
-``P:meta``             hash       keywords, partitions, stay-on-site flag, dupefilter of the crawl;
-                                  without it there is no crawl (``GONE``)
+``P:meta``             hash       keywords, partitions, stay-on-site flag, dupefilter, allow and
+                                  deny regexes of the crawl; without it there is no crawl (``GONE``)
 ``P:domains``          set        the sites the crawl stays on; it grows when a worker joins with
                                   seeds on other sites or a seed redirects to another host
 ``P:host_pages``       hash       host → pages downloaded from it, by all workers (only with
@@ -404,10 +404,11 @@ return returned
 
 #: Create the crawl record, or check a worker against it. ARGV: prefix, keywords text,
 #: partitions, stay-on-site flag (1/0), whether the worker has seeds (1/0), its dupefilter
-#: (``redis.dupefilter.seen_set``), then its domains. Returns {"none"}, {"keywords", stored},
-#: {"partitions", stored}, {"dupefilter", stored}, or
+#: (``redis.dupefilter.seen_set``), its allow and deny regexes ("": none), then its domains.
+#: Returns {"none"}, {"keywords", stored}, {"partitions", stored}, {"dupefilter", stored},
+#: {"links", stored stay-on-site flag, allow, deny}, or
 #: {"created" | "joined", stay-on-site flag, domains...}. A crawl recorded without a
-#: dupefilter (older versions) used the exact set.
+#: dupefilter (older versions) used the exact set; one without allow or deny had none.
 JOIN = r"""
 local P = ARGV[1]
 local meta, domains = P .. ':meta', P .. ':domains'
@@ -415,8 +416,8 @@ local stored = redis.call('HGET', meta, 'keywords')
 if not stored then
   if ARGV[5] ~= '1' then return {'none'} end
   redis.call('HSET', meta, 'keywords', ARGV[2], 'partitions', ARGV[3], 'stay_on_site', ARGV[4],
-             'dupefilter', ARGV[6])
-  for k = 7, #ARGV do redis.call('SADD', domains, ARGV[k]) end
+             'dupefilter', ARGV[6], 'allow', ARGV[7], 'deny', ARGV[8])
+  for k = 9, #ARGV do redis.call('SADD', domains, ARGV[k]) end
   local out = {'created', ARGV[4]}
   for _, d in ipairs(redis.call('SMEMBERS', domains)) do out[#out + 1] = d end
   return out
@@ -426,18 +427,25 @@ local parts = redis.call('HGET', meta, 'partitions')
 if parts ~= ARGV[3] then return {'partitions', parts} end
 local dupefilter = redis.call('HGET', meta, 'dupefilter') or 'TOPIC_DUPEFILTER=exact'
 if dupefilter ~= ARGV[6] then return {'dupefilter', dupefilter} end
-for k = 7, #ARGV do redis.call('SADD', domains, ARGV[k]) end
-local out = {'joined', redis.call('HGET', meta, 'stay_on_site')}
+local links = redis.call('HMGET', meta, 'stay_on_site', 'allow', 'deny')
+local stay, allow, deny = links[1], links[2] or '', links[3] or ''
+if stay ~= ARGV[4] or allow ~= ARGV[7] or deny ~= ARGV[8] then
+  return {'links', stay, allow, deny}
+end
+for k = 9, #ARGV do redis.call('SADD', domains, ARGV[k]) end
+local out = {'joined', stay}
 for _, d in ipairs(redis.call('SMEMBERS', domains)) do out[#out + 1] = d end
 return out
 """
 
-#: The crawl record's keywords, partitions and seen-set (nils: no crawl). KEYS: ``P:meta``. A
-#: script that reads Redis's clock too, as the frontier's do, so that a user Redis's ACL does
-#: not let run them (``+@scripting``, ``+time``) is refused before the crawl, not in it.
+#: The crawl record's keywords, partitions, seen-set, stay-on-site flag, allow and deny (nils:
+#: no crawl). KEYS: ``P:meta``. A script that reads Redis's clock too, as the frontier's do,
+#: so that a user Redis's ACL does not let run them (``+@scripting``, ``+time``) is refused
+#: before the crawl, not in it.
 READ_RECORD = r"""
 redis.call('TIME')
-return redis.call('HMGET', KEYS[1], 'keywords', 'partitions', 'dupefilter')
+return redis.call('HMGET', KEYS[1], 'keywords', 'partitions', 'dupefilter', 'stay_on_site',
+                  'allow', 'deny')
 """
 
 #: Count a download from a host unless it has had its pages (``TOPIC_MAX_PAGES_PER_HOST``).

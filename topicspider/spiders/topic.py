@@ -150,7 +150,13 @@ class TopicSpider(Spider):
 
     @classmethod
     def check_arguments(
-        cls, settings: BaseSettings, seeds: str | None = None, keywords: str | None = None, **_: Any
+        cls,
+        settings: BaseSettings,
+        seeds: str | None = None,
+        keywords: str | None = None,
+        allow: str | None = None,
+        deny: str | None = None,
+        **_: Any,
     ) -> None:
         """Fail before the crawl starts, with one clear message, on bad input.
 
@@ -179,7 +185,7 @@ class TopicSpider(Spider):
                 f"TOPIC_PARENT_DECAY={settings.get('TOPIC_PARENT_DECAY')}: expected 0 <= it < 1"
             )
         if settings.get("REDIS_URL"):
-            check_settings(settings, cls.name, vector)
+            check_settings(settings, cls.name, vector, allow, deny)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
