@@ -320,20 +320,20 @@ class TopicSpider(Spider):
         ``example.cn`` to ``example.com.cn``) names the site the user meant: the crawl
         keeps to that host too. Run before Scrapy's offsite filter looks at the request
         (the spider connects to the signal before the engine's middlewares do), which reads
-        ``allowed_domains`` again when it changes (Scrapy 2.18 and later)."""
+        ``allowed_domains`` again when it changes (Scrapy 2.18 and later). Only redirected
+        requests are looked at: the signal comes for every request."""
         redirected_from = request.meta.get("redirect_urls")
-        if redirected_from and redirected_from[-1] == request.url:
+        if not redirected_from:
+            return
+        if redirected_from[-1] == request.url:
             # A redirect to the address itself (a cookie gate: 302 to the same URL with a
             # Set-Cookie) is no duplicate: fetch it again; REDIRECT_MAX_TIMES bounds a loop.
             request.dont_filter = True
+        if request.meta.get("depth") or not getattr(self, "allowed_domains", None):
+            return
         host = urlsplit(request.url).hostname or ""
-        if (
-            redirected_from
-            and not request.meta.get("depth")
-            and getattr(self, "allowed_domains", None)
-            # Host names: url_is_from_any_domain compares host:port.
-            and not url_is_from_any_domain(f"http://{host}/", self.allowed_domains)
-        ):
+        # Host names: url_is_from_any_domain compares host:port.
+        if not url_is_from_any_domain(f"http://{host}/", self.allowed_domains):
             self.allowed_domains.append(host)  # the list JOBDIR's state holds
             self.crawler.stats.inc_value("topic/seed_hosts_added")
             logger.info(
