@@ -1,8 +1,9 @@
 import codecs
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
+from w3lib.encoding import html_body_declared_encoding
 
 from topicspider.charset import SAMPLE_SIZE, decode, decode_text_file, detect_encoding
 
@@ -128,7 +129,15 @@ def test_random_bytes_never_raise(body, content_type):
 
 @given(st.text().filter(lambda s: not s.startswith("\ufeff")))
 def test_utf8_round_trips(text):
-    assert decode(text.encode("utf-8")) == ("utf-8", text)
+    body = text.encode("utf-8")
+    assume(html_body_declared_encoding(body) is None)  # a declaration is believed: below
+    assert decode(body) == ("utf-8", text)
+
+
+def test_ascii_that_declares_gbk_is_read_as_declared():
+    """A case Hypothesis found: the declaration is believed, as browsers do, and the text
+    is the same either way."""
+    assert decode(b"<META CHARSET=GBK") == ("gb18030", "<META CHARSET=GBK")
 
 
 def test_a_text_file_is_read_as_utf8_or_gbk_and_nothing_else():
