@@ -47,6 +47,16 @@ def canonical(
         ("http://a.cn/a.html;jsessionid=0AF3B2C4", "http://a.cn/a.html#top", None),  # its own
         ("http://a.cn/a.html", "http://a.cn/a.html", None),
         ("http://a.cn/list/2.html", "/list/1.html", None),  # another path: not believed
+        # A list's later page naming its first: another page number, not believed.
+        ("http://a.cn/forum.php?fid=2&page=2", "/forum.php?fid=2", None),
+        ("http://a.cn/s?wd=足球&pn=20", "/s?wd=足球&pn=0", None),
+        ("http://a.cn/list.php?Page=3", "/list.php?page=1", None),
+        # The same page number, the order and the sort dropped: its own address.
+        (
+            "http://a.cn/list.php?sort=new&page=2",
+            "/list.php?page=2",
+            "http://a.cn/list.php?page=2",
+        ),
         ("http://a.cn/a.html", "http://b.cn/a.html", None),  # off the crawl's sites
         (
             "http://a.cn/%E8%B5%9B%E7%A8%8B.html?from=home",
@@ -280,3 +290,35 @@ def test_a_canonical_is_known_however_the_site_writes_it(escaped_site, tmp_path)
     fetched = addresses(read_jsonl(tmp_path / "f.jsonl"), escaped_site)
     assert fetched == ["/index.html", "/%E8%B5%9B%E7%A8%8B.html?from=index", "/list.html"]
     assert "'topic/canonical_known': 2" in result.log
+
+
+class PagedForumSite(Handler):
+    """A forum whose front page links the second page of its football board before the
+    first, and whose every later page names the first as its canonical, as many list
+    templates do."""
+
+    def do_GET(self):
+        board, _, query = self.path.partition("?")
+        if board == "/index.html":
+            links = (
+                '<p><a href="/forum.php?page=2">足球比赛讨论区 第2页</a></p>'
+                '<div>天气预报：明天多云转晴。<a href="/forum.php">论坛</a></div>'
+            )
+            self.send(page("社区", ARTICLE + links).encode())
+        elif board == "/forum.php" and query in ("", "page=2"):
+            number = query.removeprefix("page=") or "1"
+            threads = f"<p>第{number}页：{ARTICLE}</p>" * (3 - int(number))
+            html = page(f"足球比赛讨论区 第{number}页", threads)
+            head = '<link rel="canonical" href="/forum.php"><title>'
+            self.send(html.replace("<title>", head).encode())
+        else:
+            self.send(b"", status=404)
+
+
+def test_a_list_page_naming_its_first_page_as_canonical_leaves_the_first_page_fetched(
+    tmp_path,
+):
+    with serving(PagedForumSite) as site:
+        crawl(f"{site}/index.html", tmp_path, *ONE_AT_A_TIME)
+        fetched = addresses(read_jsonl(tmp_path / "f.jsonl"), site)
+    assert fetched == ["/index.html", "/forum.php?page=2", "/forum.php"]

@@ -7,13 +7,14 @@ of them in the page's head or in a header (the only place a PDF has, and one som
 add to every page). Once the crawl has the page, a link to that address would only fetch
 it again: the spider sends no such link, and a request for one that was queued before is
 dropped as it leaves the frontier. Only a canonical with the page's own path (up to an
-index file) is believed: sites that name a list's first page as the canonical of every
-later page would otherwise keep the crawl from the first page, and a canonical of another
-path is as often a template's mistake as the truth. A page that names two different
-addresses (a header and a ``<link>``, or two ``<link>`` elements, as a server rule and a
-template, or a plugin and a theme, each add one) names none, as for Google: one of them is
-a mistake and nothing tells which; believing the wrong one would keep the crawl from a page
-it never fetched, believing neither costs one fetch at most.
+index file) and page number (``?page=2``, ``?pn=2``, ``?start=20``) is believed: sites that
+name a list's first page as the canonical of every later page would otherwise keep the
+crawl from the first page, and a canonical of another path is as often a template's
+mistake as the truth. A page that names two different addresses (a header and a
+``<link>``, or two ``<link>`` elements, as a server rule and a template, or a plugin and a
+theme, each add one) names none, as for Google: one of them is a mistake and nothing tells
+which; believing the wrong one would keep the crawl from a page it never fetched, believing
+neither costs one fetch at most.
 
 Addresses are compared as one page's addresses, however a site writes them: ``A.CN`` and
 ``a.cn``, ``a.cn:80`` and ``a.cn``, ``a.cn`` and ``a.cn/``, ``%e8`` and ``%E8`` are the same.
@@ -24,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from lxml import etree
 from scrapy.exceptions import IgnoreRequest
@@ -50,6 +51,23 @@ __all__ = [
 REMEMBERED = 100_000
 _LINKS = etree.XPath("/html/head/link[@rel and @href]")
 _INDEX_FILE = re.compile(r"/(?:index|default)\.[a-z]+$", re.IGNORECASE)
+#: Query keys that number the pages of a list (Discuz's ``page``, Baidu's ``pn``, WordPress's
+#: ``paged``, offsets): another value, or none, is another page of the list.
+_PAGE_KEYS = frozenset(
+    {
+        "page",
+        "p",
+        "pg",
+        "pn",
+        "pageno",
+        "page_no",
+        "pagenum",
+        "pageindex",
+        "paged",
+        "start",
+        "offset",
+    }
+)
 _ORIGIN = re.compile(r"(https?://)([^/?#]*)(.*)", re.DOTALL)
 _DEFAULT_PORTS = {"http://": ":80", "https://": ":443"}
 _ESCAPE = re.compile(r"%[0-9a-f]{2}", re.IGNORECASE)
@@ -81,7 +99,7 @@ def canonical_of(
     if not named or None in named or len({_address(url) for url in named}) > 1:
         return None
     url = named[0]
-    if _address(url) == _address(page_url) or _path(url) != _path(page_url):
+    if _address(url) == _address(page_url) or _place(url) != _place(page_url):
         return None
     return url
 
@@ -136,8 +154,15 @@ def _address(url: str) -> str:
     return f"{scheme}{host}{rest}"
 
 
-def _path(url: str) -> str:
-    return _INDEX_FILE.sub("/", urlsplit(_address(url)).path)
+def _place(url: str) -> tuple[str, list[tuple[str, str]]]:
+    """Where a page is in a site: its path, up to an index file, and its page number."""
+    parts = urlsplit(_address(url))
+    pages = sorted(
+        (key.lower(), value)
+        for key, value in parse_qsl(parts.query, keep_blank_values=True)
+        if key.lower() in _PAGE_KEYS
+    )
+    return _INDEX_FILE.sub("/", parts.path), pages
 
 
 class KnownCanonicals:
