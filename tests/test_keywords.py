@@ -117,6 +117,12 @@ def test_two_terms_without_a_comma_are_refused():
         load_keywords("新能源汽车:3 电动汽车:2")
 
 
+def test_a_term_with_colons_of_its_own_is_one_term():
+    """``std::vector:3`` is the term ``std::vector`` weighing 3, as before the refusal of two
+    terms in one item, which took its colons for a second weight."""
+    assert load_keywords("std::vector:3,Box::new:1").weights == {"std vector": 3.0, "box new": 1.0}
+
+
 def test_bundled_name_resolves_in_keywords_dir():
     vector = load_keywords("sports")
     assert vector.weights["足球"] == 3.0

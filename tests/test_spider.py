@@ -16,11 +16,18 @@ from urllib.parse import urlsplit
 from urllib.request import urlopen
 
 import pytest
+from scrapy import Request
+from scrapy.utils.test import get_crawler
 
 from demo.crawl import SCRAPY, topic_args
 from tests.httpserver import Handler, serving
+from topicspider import settings as project_settings
+from topicspider.spiders.topic import TopicSpider
 
 ROOT = Path(__file__).resolve().parent.parent
+PROJECT = {
+    name: getattr(project_settings, name) for name in dir(project_settings) if name.isupper()
+}
 #: A `scrapy` subprocess imports the project from its folder, wherever it runs.
 SCRAPY_ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
@@ -413,15 +420,27 @@ GATED_PAGES = {
 }
 
 
+#: Redirects whatever the cookie: loops, one back to an address spelled otherwise.
+LOOPS = {
+    "/a": "/b",
+    "/b": "/a",
+    "/q?x=1&y=2": "/r",
+    "/r": "/q?y=2&x=1",
+    "/f": "/g",
+    "/g": "/f#top",
+    "/self": "/self",
+}
+
+
 class Gate(Handler):
     """A site that first sets a cookie: every page redirects to itself until it is sent;
-    ``/a`` and ``/b`` redirect to each other."""
+    the ``LOOPS`` redirect in a loop."""
 
     def do_GET(self) -> None:
         if self.path == "/robots.txt":
             self.send(b"", status=404)
-        elif self.path in ("/a", "/b"):
-            self.send(b"", status=302, Location="/b" if self.path == "/a" else "/a")
+        elif self.path in LOOPS:
+            self.send(b"", status=302, Location=LOOPS[self.path])
         elif "ok=1" not in (self.headers["Cookie"] or ""):
             self.send(b"", status=302, Location=self.path, **{"Set-Cookie": "ok=1; Path=/"})
         else:
@@ -441,17 +460,50 @@ def test_a_seed_behind_a_cookie_gate_is_fetched(tmp_path):
     assert "topic/seed_hosts_added" not in result.stderr
 
 
-def test_a_redirect_loop_is_said_in_one_line(tmp_path):
+def test_a_seed_without_a_path_behind_a_cookie_gate_is_fetched(tmp_path):
+    """``http://host`` redirected to ``http://host/``, which the seen-set takes for the
+    seed: before, it was dropped as a duplicate, the crawl fetching nothing and saying
+    nothing."""
+    with serving(Gate) as url:
+        result = crawl_seed(url, tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert paths(read_jsonl(tmp_path / "pages" / "index.jsonl")) == ["/", "/match.html"]
+
+
+@pytest.mark.parametrize(
+    ("seed", "chain"),
+    [
+        ("/a", "/a -> /b -> /a"),
+        # Back to the seed spelled otherwise: before, dropped without a word.
+        ("/q?x=1&y=2", "/q?x=1&y=2 -> /r -> /q?y=2&x=1"),
+        ("/f", "/f -> /g -> /f#top"),
+        # Fetched once again (it might be a cookie gate), then a loop; before, fetched
+        # until REDIRECT_MAX_TIMES, then 'max redirections reached'.
+        ("/self", "/self -> /self -> /self"),
+    ],
+)
+def test_a_redirect_loop_is_said_in_one_line(tmp_path, seed, chain):
     """Before, a seed caught in a loop (``/a`` → ``/b`` → ``/a``) was dropped as a duplicate
     without a word, and the crawl ended having fetched nothing."""
     with serving(Gate) as url:
-        result = crawl_seed(f"{url}/a", tmp_path)
+        result = crawl_seed(f"{url}{seed}", tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]
-    assert (
-        f"WARNING: Not fetched {url}/a: redirect loop ({url}/a -> {url}/b -> {url}/a)"
-        in result.stderr
-    )
+    loop = " -> ".join(f"{url}{path}" for path in chain.split(" -> "))
+    assert f"WARNING: Not fetched {url}{seed}: redirect loop ({loop})" in result.stderr
     assert "'topic/failed/RedirectLoop': 1" in result.stderr
+    assert "'downloader/request_count': 3," in result.stderr  # robots.txt and two redirects
+
+
+def test_a_seed_redirecting_to_an_ipv6_host_adds_that_host():
+    """Before, the host was put in a URL without brackets, which the check of the hosts the
+    crawl keeps to could not read: a ValueError in the signal handler, the host not added."""
+    crawler = get_crawler(TopicSpider, PROJECT)
+    crawler.spider = spider = TopicSpider.from_crawler(
+        crawler, seeds="http://[::1]:8080/", keywords="足球:3"
+    )
+    for url in ("http://[::1]:8080/home", "http://[fe80::2]/"):
+        spider.scheduled(Request(url, meta={"redirect_urls": ["http://[::1]:8080/"]}))
+    assert spider.allowed_domains == ["::1", "fe80::2"]
 
 
 def test_unreachable_seed_is_reported_and_crawl_ends(tmp_path):

@@ -31,6 +31,9 @@ _WEIGHT_AT_END = re.compile(r"^(?P<term>.+?)\s+(?P<weight>\S+)$")
 _INLINE_SEPARATOR = re.compile("[,;\uff0c\uff1b\u3001]")
 _FULL_WIDTH_COLON = "\uff1a"
 _INLINE_MARK = re.compile("[:,;\uff1a\uff0c\uff1b\u3001]")
+#: A weight inside a term, before another term: ``a:3 b`` of ``a:3 b:2``; the colons of
+#: ``std::vector`` are none.
+_WEIGHT_INSIDE = re.compile(r":\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s")
 
 
 @dataclass(frozen=True)
@@ -113,7 +116,7 @@ def parse_inline(spec: str) -> KeywordVector:
             continue
         where = f"keywords argument, item {index} ({part!r})"
         term, sep, raw = part.rpartition(":")
-        if ":" in term:  # "a:3 b:2" would be the phrase "a:3 b" weighing 2
+        if _WEIGHT_INSIDE.search(term):  # "a:3 b:2" would be the phrase "a:3 b" weighing 2
             raise KeywordError(f"{where}: two terms in one item: separate them with ','")
         if not sep:
             term, raw = part, "1"

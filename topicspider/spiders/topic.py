@@ -13,7 +13,6 @@ from scrapy import Request, Spider, signals
 from scrapy.http import TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.response import response_status_message
-from scrapy.utils.url import url_is_from_any_domain
 
 from topicspider.analysis import Analyzer, PageAnalysis, ScoredLink
 from topicspider.barren import BarrenTemplate
@@ -85,6 +84,9 @@ BUDGETS = ("PAGECOUNT", "ITEMCOUNT", "TIMEOUT", "PAGECOUNT_NO_ITEM", "TIMEOUT_NO
 
 
 _CONTROL_BYTES = bytes([*range(9), *range(14, 32)])
+#: In a request's meta: ``dont_filter`` was set by ``TopicSpider.scheduled``, for a redirect
+#: to the request's own address; the redirects that follow do not inherit it.
+_REFETCH = "topic_refetch"
 
 
 def _skip_reason(response: Any) -> str | None:
@@ -108,6 +110,12 @@ def _skip_reason(response: Any) -> str | None:
     if controls > len(head) // 20:
         return "binary"
     return None
+
+
+def _on_domain(host: str, domain: str) -> bool:
+    """Whether ``host`` (lower case, no port) is ``domain`` or one of its subdomains."""
+    domain = domain.lower()
+    return host == domain or host.endswith(f".{domain}")
 
 
 def _handed_over(
@@ -325,15 +333,25 @@ class TopicSpider(Spider):
         redirected_from = request.meta.get("redirect_urls")
         if not redirected_from:
             return
-        if redirected_from[-1] == request.url:
+        if request.meta.pop(_REFETCH, False):
+            # Copied from the request that redirected to itself: this one is filtered again.
+            request.dont_filter = False
+        if (
+            not request.dont_filter
+            and self._same_address(redirected_from[-1], request.url)
+            and not any(self._same_address(url, request.url) for url in redirected_from[:-1])
+        ):
             # A redirect to the address itself (a cookie gate: 302 to the same URL with a
-            # Set-Cookie) is no duplicate: fetch it again; REDIRECT_MAX_TIMES bounds a loop.
+            # Set-Cookie, or ``http://host`` to ``/``) is no duplicate: fetch it again, once;
+            # a second time is a loop, said by ``dropped``.
             request.dont_filter = True
+            request.meta[_REFETCH] = True
         if request.meta.get("depth") or not getattr(self, "allowed_domains", None):
             return
         host = urlsplit(request.url).hostname or ""
-        # Host names: url_is_from_any_domain compares host:port.
-        if not url_is_from_any_domain(f"http://{host}/", self.allowed_domains):
+        # Host names, as the offsite filter compares them: not url_is_from_any_domain, which
+        # compares host:port and reads an IPv6 address without brackets as one with a port.
+        if not any(_on_domain(host, domain) for domain in self.allowed_domains):
             self.allowed_domains.append(host)  # the list JOBDIR's state holds
             self.crawler.stats.inc_value("topic/seed_hosts_added")
             logger.info(
@@ -346,10 +364,20 @@ class TopicSpider(Spider):
     def dropped(self, request: Request) -> None:
         """A redirect back to an address of its own chain is a loop, which the seen-set
         drops without a word: say it as a request that got no page."""
-        chain = request.meta.get("redirect_urls") or []
-        if request.url in chain and not is_robots_txt(request):
+        chain = request.meta.get("redirect_urls")
+        if not chain or is_robots_txt(request):  # most drops: a link already seen
+            return
+        if any(self._same_address(url, request.url) for url in chain):
             loop = " -> ".join([*chain, request.url])
             self._not_fetched(request, chain[0], "RedirectLoop", f"redirect loop ({loop})")
+
+    def _same_address(self, url: str, other: str) -> bool:
+        """Whether the seen-set takes ``url`` and ``other`` for one address (``/a?x=1&y=2``
+        and ``/a?y=2&x=1``, ``http://host`` and ``http://host/``, ``/a`` and ``/a#top``)."""
+        if url == other:
+            return True
+        fingerprint = self.crawler.request_fingerprinter.fingerprint
+        return fingerprint(Request(url)) == fingerprint(Request(other))
 
     def _host_full(self, url: str) -> bool:
         if not self.max_pages_per_host:
