@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 from urllib.parse import urljoin, urlsplit
@@ -31,7 +32,7 @@ from topicspider.simhash import simhash
 from topicspider.text import RegionMemory, extract_page, parse_html, tokenize, url_words
 from topicspider.urlpatterns import is_noise, template, without_session
 
-__all__ = ["Analyzer", "PageAnalysis", "ScoredLink"]
+__all__ = ["Analyzer", "PageAnalysis", "ScoredLink", "on_sites"]
 
 _BINARY_EXTENSIONS = frozenset(IGNORED_EXTENSIONS)
 
@@ -248,9 +249,13 @@ class Analyzer:
         return self._on_site(parts.hostname or "")
 
     def _on_site(self, host: str) -> bool:
-        if not self.domains:
-            return True
-        return any(host == d or host.endswith(f".{d}") for d in self.domains)
+        return not self.domains or on_sites(host, self.domains)
+
+
+def on_sites(host: str, domains: Iterable[str]) -> bool:
+    """Whether ``host`` (a host name, no port) is one of ``domains`` or their subdomains, as
+    Scrapy's offsite filter compares them."""
+    return any(host == domain or host.endswith(f".{domain}") for domain in domains)
 
 
 def _base_url(root: Any, url: str, encoding: str) -> str:

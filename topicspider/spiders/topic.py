@@ -14,7 +14,7 @@ from scrapy.http import TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.response import response_status_message
 
-from topicspider.analysis import Analyzer, PageAnalysis, ScoredLink
+from topicspider.analysis import Analyzer, PageAnalysis, ScoredLink, on_sites
 from topicspider.barren import BarrenTemplate
 from topicspider.canonical import FetchedElsewhere, KnownCanonicals, link_header_canonicals
 from topicspider.charset import detect_encoding
@@ -110,12 +110,6 @@ def _skip_reason(response: Any) -> str | None:
     if controls > len(head) // 20:
         return "binary"
     return None
-
-
-def _on_domain(host: str, domain: str) -> bool:
-    """Whether ``host`` (lower case, no port) is ``domain`` or one of its subdomains."""
-    domain = domain.lower()
-    return host == domain or host.endswith(f".{domain}")
 
 
 def _handed_over(
@@ -349,9 +343,9 @@ class TopicSpider(Spider):
         if request.meta.get("depth") or not getattr(self, "allowed_domains", None):
             return
         host = urlsplit(request.url).hostname or ""
-        # Host names, as the offsite filter compares them: not url_is_from_any_domain, which
-        # compares host:port and reads an IPv6 address without brackets as one with a port.
-        if not any(_on_domain(host, domain) for domain in self.allowed_domains):
+        # Host names: not url_is_from_any_domain, which compares host:port and reads an IPv6
+        # address without brackets as one with a port.
+        if not on_sites(host, self.allowed_domains):
             self.allowed_domains.append(host)  # the list JOBDIR's state holds
             self.crawler.stats.inc_value("topic/seed_hosts_added")
             logger.info(
