@@ -25,7 +25,9 @@ from redis_server import RedisServer, leased_paths
 from scrapy.settings import Settings
 
 from demo.site import serve
+from tests.httpserver import serving
 from tests.test_redis_connection import failing_snapshots
+from tests.test_spider import Gate
 from topicspider import settings as project_settings
 from topicspider.keywords import load_keywords
 from topicspider.redis.crawl import CrawlRecord
@@ -744,3 +746,25 @@ def test_an_idle_worker_waits_for_work_in_flight_then_leaves(redis_server, tmp_p
     assert_finished_cleanly(worker)
     assert "Nothing to do for 2 s (0 requests queued, 1 in flight elsewhere)" in worker.log
     assert "Closing spider (idle_timeout)" in worker.log
+
+
+def test_a_seed_redirecting_to_itself_in_redis_mode_is_said_a_loop(redis_server, tmp_path):
+    """In Redis mode the seen-set is checked in the frontier's script, which drops a
+    request without ``request_dropped``: a worker that does not remember the seed
+    (``REDIS_SEEN_CACHE=0``, or another worker queued it) said nothing of the loop."""
+    with serving(Gate) as url:
+        worker = Worker(
+            tmp_path,
+            "w",
+            ["-a", f"seeds={url}/self", "-a", "keywords=足球:3,比赛:2"],
+            [
+                f"REDIS_URL={redis_server.url}",
+                "TOPIC_CRAWL_ID=self-loop",
+                "REDIS_SEEN_CACHE=0",
+                "REDIS_IDLE_TIMEOUT=5",
+            ],
+        )
+        assert worker.wait() == 0, worker.log[-2000:]
+    loop = " -> ".join([f"{url}/self"] * 3)
+    assert f"WARNING: Not fetched {url}/self: redirect loop ({loop})" in worker.log
+    assert "'topic/failed/RedirectLoop': 1" in worker.log

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from scrapy import Request, Spider, signals
+from scrapy.exceptions import IgnoreRequest
 from scrapy.http import TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.response import response_status_message
@@ -41,7 +42,6 @@ from topicspider.relevance import (
     Strategy,
     reserve_score,
 )
-from topicspider.robots import is_robots_txt
 from topicspider.robotsmeta import NOFOLLOW, NOINDEX, header_directives
 from topicspider.seeds import load_seeds
 from topicspider.sentlinks import SentLinks
@@ -195,7 +195,6 @@ class TopicSpider(Spider):
         spider.configure(crawler)
         crawler.signals.connect(spider.restore_state, signal=signals.engine_started)
         crawler.signals.connect(spider.scheduled, signal=signals.request_scheduled)
-        crawler.signals.connect(spider.dropped, signal=signals.request_dropped)
         return spider
 
     def configure(self, crawler: Crawler) -> None:
@@ -318,28 +317,37 @@ class TopicSpider(Spider):
                 stats.set_value(f"topic/mix/{name}", weight)
 
     def scheduled(self, request: Request) -> None:
-        """A seed that redirects to another host (``www.example.com`` to ``example.com``,
-        ``example.cn`` to ``example.com.cn``) names the site the user meant: the crawl
-        keeps to that host too. Run before Scrapy's offsite filter looks at the request
-        (the spider connects to the signal before the engine's middlewares do), which reads
-        ``allowed_domains`` again when it changes (Scrapy 2.18 and later). Only redirected
-        requests are looked at: the signal comes for every request."""
+        """A redirect back to an address of its own chain is fetched again once if it is
+        the address just left (a cookie gate), and is otherwise a loop, said in one line and
+        not scheduled. A seed that redirects to another host (``www.example.com`` to
+        ``example.com``, ``example.cn`` to ``example.com.cn``) names the site the user
+        meant: the crawl keeps to that host too. Run before the scheduler's seen-set and
+        Scrapy's offsite filter look at the request (the spider connects to the signal
+        before the engine's middlewares do); the filter reads ``allowed_domains`` again when
+        it changes (Scrapy 2.18 and later). Only redirected requests are looked at: the
+        signal comes for every request."""
         redirected_from = request.meta.get("redirect_urls")
         if not redirected_from:
             return
         if request.meta.pop(_REFETCH, False):
             # Copied from the request that redirected to itself: this one is filtered again.
             request.dont_filter = False
-        if (
-            not request.dont_filter
-            and self._same_address(redirected_from[-1], request.url)
-            and not any(self._same_address(url, request.url) for url in redirected_from[:-1])
-        ):
-            # A redirect to the address itself (a cookie gate: 302 to the same URL with a
-            # Set-Cookie, or ``http://host`` to ``/``) is no duplicate: fetch it again, once;
-            # a second time is a loop, said by ``dropped``.
-            request.dont_filter = True
-            request.meta[_REFETCH] = True
+        if not request.dont_filter:
+            earlier = [self._same_address(url, request.url) for url in redirected_from]
+            if earlier[-1] and not any(earlier[:-1]):
+                # A redirect to the address itself (a cookie gate: 302 to the same URL with a
+                # Set-Cookie, or ``http://host`` to ``/``) is no duplicate: fetch it again,
+                # once; a second time is a loop.
+                request.dont_filter = True
+                request.meta[_REFETCH] = True
+            elif any(earlier):
+                # A loop, which the seen-set would drop without a word (in Redis mode in the
+                # frontier's script, without even Scrapy's request_dropped): said here.
+                loop = " -> ".join([*redirected_from, request.url])
+                self._not_fetched(
+                    request, redirected_from[0], "RedirectLoop", f"redirect loop ({loop})"
+                )
+                raise IgnoreRequest("redirect loop")
         if request.meta.get("depth") or not getattr(self, "allowed_domains", None):
             return
         host = urlsplit(request.url).hostname or ""
@@ -354,16 +362,6 @@ class TopicSpider(Spider):
                 request.url,
                 host,
             )
-
-    def dropped(self, request: Request) -> None:
-        """A redirect back to an address of its own chain is a loop, which the seen-set
-        drops without a word: say it as a request that got no page."""
-        chain = request.meta.get("redirect_urls")
-        if not chain or is_robots_txt(request):  # most drops: a link already seen
-            return
-        if any(self._same_address(url, request.url) for url in chain):
-            loop = " -> ".join([*chain, request.url])
-            self._not_fetched(request, chain[0], "RedirectLoop", f"redirect loop ({loop})")
 
     def _same_address(self, url: str, other: str) -> bool:
         """Whether the seen-set takes ``url`` and ``other`` for one address (``/a?x=1&y=2``
