@@ -51,6 +51,7 @@ def canonical(
         ("http://a.cn/forum.php?fid=2&page=2", "/forum.php?fid=2", None),
         ("http://a.cn/s?wd=足球&pn=20", "/s?wd=足球&pn=0", None),
         ("http://a.cn/list.php?Page=3", "/list.php?page=1", None),
+        ("http://a.cn/news/list.jsp?currentPage=2", "/news/list.jsp", None),
         # The same page number, the order and the sort dropped: its own address.
         (
             "http://a.cn/list.php?sort=new&page=2",

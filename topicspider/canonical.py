@@ -52,7 +52,8 @@ REMEMBERED = 100_000
 _LINKS = etree.XPath("/html/head/link[@rel and @href]")
 _INDEX_FILE = re.compile(r"/(?:index|default)\.[a-z]+$", re.IGNORECASE)
 #: Query keys that number the pages of a list (Discuz's ``page``, Baidu's ``pn``, WordPress's
-#: ``paged``, offsets): another value, or none, is another page of the list.
+#: ``paged``, the ``curPage`` and ``currentPage`` of Java sites, offsets), in lower case:
+#: another value, or none, is another page of the list.
 _PAGE_KEYS = frozenset(
     {
         "page",
@@ -63,6 +64,10 @@ _PAGE_KEYS = frozenset(
         "page_no",
         "pagenum",
         "pageindex",
+        "pagenumber",
+        "page_num",
+        "curpage",
+        "currentpage",
         "paged",
         "start",
         "offset",
