@@ -21,13 +21,10 @@ from scrapy.utils.test import get_crawler
 
 from demo.crawl import SCRAPY, topic_args
 from tests.httpserver import Handler, serving
-from topicspider import settings as project_settings
+from tests.test_settingtypes import PROJECT
 from topicspider.spiders.topic import TopicSpider
 
 ROOT = Path(__file__).resolve().parent.parent
-PROJECT = {
-    name: getattr(project_settings, name) for name in dir(project_settings) if name.isupper()
-}
 #: A `scrapy` subprocess imports the project from its folder, wherever it runs.
 SCRAPY_ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 

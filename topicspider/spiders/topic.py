@@ -333,7 +333,7 @@ class TopicSpider(Spider):
             # Copied from the request that redirected to itself: this one is filtered again.
             request.dont_filter = False
         if not request.dont_filter:
-            earlier = [self._same_address(url, request.url) for url in redirected_from]
+            earlier = self._same_addresses(request.url, redirected_from)
             if earlier[-1] and not any(earlier[:-1]):
                 # A redirect to the address itself (a cookie gate: 302 to the same URL with a
                 # Set-Cookie, or ``http://host`` to ``/``) is no duplicate: fetch it again,
@@ -363,13 +363,13 @@ class TopicSpider(Spider):
                 host,
             )
 
-    def _same_address(self, url: str, other: str) -> bool:
-        """Whether the seen-set takes ``url`` and ``other`` for one address (``/a?x=1&y=2``
-        and ``/a?y=2&x=1``, ``http://host`` and ``http://host/``, ``/a`` and ``/a#top``)."""
-        if url == other:
-            return True
+    def _same_addresses(self, url: str, others: list[str]) -> list[bool]:
+        """Whether the seen-set takes ``url`` and each of ``others`` for one address
+        (``/a?x=1&y=2`` and ``/a?y=2&x=1``, ``http://host`` and ``http://host/``, ``/a`` and
+        ``/a#top``)."""
         fingerprint = self.crawler.request_fingerprinter.fingerprint
-        return fingerprint(Request(url)) == fingerprint(Request(other))
+        own = fingerprint(Request(url))
+        return [other == url or fingerprint(Request(other)) == own for other in others]
 
     def _host_full(self, url: str) -> bool:
         if not self.max_pages_per_host:
