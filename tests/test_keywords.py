@@ -123,6 +123,19 @@ def test_a_term_with_colons_of_its_own_is_one_term():
     assert load_keywords("std::vector:3,Box::new:1").weights == {"std vector": 3.0, "box new": 1.0}
 
 
+def test_a_term_with_colons_of_its_own_and_no_weight_weighs_one():
+    """Before, ``std::vector`` was refused: "weight 'vector' is not a number"."""
+    assert load_keywords("std::vector").weights == {"std vector": 1.0}
+    assert load_keywords("std::vector,Box::new:2").weights == {"std vector": 1.0, "box new": 2.0}
+
+
+def test_a_ratio_in_a_term_is_no_weight():
+    """Before, ``16:9 屏幕:2`` was refused as two terms, ``16`` weighing 9 and ``屏幕``."""
+    assert load_keywords("16:9 屏幕:2").weights == load_keywords("屏幕:2").weights
+    with pytest.raises(KeywordError, match="two terms in one item"):
+        load_keywords("h264:3 h265:2")
+
+
 def test_bundled_name_resolves_in_keywords_dir():
     vector = load_keywords("sports")
     assert vector.weights["足球"] == 3.0

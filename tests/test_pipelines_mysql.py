@@ -949,6 +949,34 @@ def test_what_the_database_never_took_is_replayed_by_command(
     assert list((tmp_path / "spool").glob("*.jsonl")) == []
 
 
+def test_a_database_that_fails_only_as_the_crawl_closes_is_said_so(
+    site, site_url, tmp_path, lost_mariadb
+):
+    lost_mariadb.start()
+    mysql_url = lost_mariadb.create_database("closing")
+    crawl = start_slow_crawl(
+        site,
+        site_url,
+        tmp_path,
+        mysql_url,
+        "MYSQL_CLOSE_TIMEOUT=1",
+        "MYSQL_FLUSH_INTERVAL=3600",  # the first write is the one at the close
+        "MYSQL_BATCH_SIZE=100000",
+    )
+    try:
+        wait_for_more_fetches(tmp_path, 2, what="the first pages")
+        lost_mariadb.stop()
+        assert crawl.wait(timeout=120) == 0
+    finally:
+        crawl.kill()
+    log = (tmp_path / "crawl.log").read_text("utf-8")
+    assert "The crawl goes on" not in log
+    assert log.count("failed as the crawl closes: ") == 1
+    assert f"MYSQL_CLOSE_TIMEOUT (1s) stay in {tmp_path / 'spool'}" in log
+    index = read_jsonl(tmp_path / "pages" / "index.jsonl")
+    assert stats_from(log)["mysql/unwritten"] == len(index) > 0
+
+
 def test_replay_without_a_database_keeps_the_spool(tmp_path, mysql_password):
     spool = Spool(tmp_path / "spool")
     spool.open()

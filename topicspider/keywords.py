@@ -31,9 +31,9 @@ _WEIGHT_AT_END = re.compile(r"^(?P<term>.+?)\s+(?P<weight>\S+)$")
 _INLINE_SEPARATOR = re.compile("[,;\uff0c\uff1b\u3001]")
 _FULL_WIDTH_COLON = "\uff1a"
 _INLINE_MARK = re.compile("[:,;\uff1a\uff0c\uff1b\u3001]")
-#: A weight inside a term, before another term: ``a:3 b`` of ``a:3 b:2``; the colons of
-#: ``std::vector`` are none.
-_WEIGHT_INSIDE = re.compile(r":\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s")
+#: A weight inside a term, before another term: ``a:3 b`` of ``a:3 b:2``. The colons of
+#: ``std::vector`` are none, nor is that of a ratio or a time, ``16:9``, ``10:30``.
+_WEIGHT_INSIDE = re.compile(r"(?<!\S)(?!\d+:)\S+:\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s")
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,7 @@ def parse_inline(spec: str) -> KeywordVector:
         term, sep, raw = part.rpartition(":")
         if _WEIGHT_INSIDE.search(term):  # "a:3 b:2" would be the phrase "a:3 b" weighing 2
             raise KeywordError(f"{where}: two terms in one item: separate them with ','")
-        if not sep:
+        if not sep or term.endswith(":"):  # no weight, or the colons of "std::vector"
             term, raw = part, "1"
         _add(weights, term, _weight(raw.strip(), where), where)
     if not weights:

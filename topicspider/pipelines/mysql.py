@@ -392,6 +392,15 @@ class MySQLPipeline:
                 self._delay,
                 exc_info=(failure.type, failure.value, failure.getTracebackObject()),
             )
+        elif self._closed and not self._outage:
+            logger.warning(
+                "MySQL at %s failed as the crawl closes: %s. Rows it has not taken within "
+                "MYSQL_CLOSE_TIMEOUT (%gs) stay in %s",
+                self.url,
+                failure.value,
+                self.close_timeout,
+                self.spool.folder.absolute(),
+            )
         elif not self._outage:
             logger.warning(
                 "MySQL at %s failed: %s. The crawl goes on; rows wait in %s and the write is "
