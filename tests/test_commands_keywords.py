@@ -260,6 +260,22 @@ def test_a_redirect_loop_is_one_line():
     )
 
 
+def test_a_site_that_sets_a_cookie_and_redirects_back_is_fetched():
+    """As a crawl fetches it (Scrapy keeps cookies): before, 'a redirect loop'."""
+
+    class CookieGate(Handler):
+        def do_GET(self) -> None:
+            if "visited=1" not in (self.headers["Cookie"] or ""):
+                self.send(b"", status=302, Location=self.path, **{"Set-Cookie": "visited=1"})
+            else:
+                self.send("<title>足球</title><p>足球比赛的战术与球员</p>".encode())
+
+    with serving(CookieGate) as url:
+        result = scrapy_keywords(f"{url}/a.html")
+    assert result.returncode == 0, result.stderr
+    assert "足球" in terms_of(result.stdout)
+
+
 def test_a_server_that_never_answers_times_out():
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.error import HTTPError, URLError
 from urllib.parse import urlsplit
-from urllib.request import HTTPRedirectHandler, Request, build_opener
+from urllib.request import HTTPCookieProcessor, HTTPRedirectHandler, Request, build_opener
 
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
@@ -92,7 +92,9 @@ class PageReader:
         self.repeated = 0
         self._digests: set[bytes] = set()
         self._fetched: dict[str, Page] = {}
-        self._opener = build_opener(_HttpRedirects)
+        # Cookies kept, as Scrapy keeps them: a site that sets one and redirects back
+        # to the page is no redirect loop.
+        self._opener = build_opener(HTTPCookieProcessor(), _HttpRedirects)
 
     def read(self, source: str) -> list[Page]:
         """The pages of ``source`` that have text and were not read before."""
