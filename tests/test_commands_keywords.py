@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import gzip
 import os
 import resource
 import socket
 import subprocess
 import sys
 import time
+import zlib
 from pathlib import Path
 
 import pytest
@@ -274,6 +276,41 @@ def test_a_site_that_sets_a_cookie_and_redirects_back_is_fetched():
         result = scrapy_keywords(f"{url}/a.html")
     assert result.returncode == 0, result.stderr
     assert "足球" in terms_of(result.stdout)
+
+
+@pytest.mark.parametrize(
+    ("coding", "compress"),
+    [
+        ("gzip", gzip.compress),
+        ("deflate", zlib.compress),
+        ("deflate", lambda data: zlib.compress(data, wbits=-zlib.MAX_WBITS)),  # raw, as IIS
+    ],
+)
+def test_a_page_compressed_unasked_is_read_as_a_crawl_reads_it(coding, compress):
+    """Before, its compressed bytes were counted as words: '6pàf 3', 'dìf 3'."""
+
+    class Compressed(Handler):
+        def do_GET(self) -> None:
+            page = "<title>足球</title><p>足球比赛的战术与球员</p>".encode()
+            self.send(compress(page), **{"Content-Encoding": coding})
+
+    with serving(Compressed) as url:
+        result = scrapy_keywords(f"{url}/a.html")
+    assert result.returncode == 0, result.stderr
+    assert terms_of(result.stdout)[0] == "足球", result.stdout
+
+
+def test_a_page_in_an_unknown_content_encoding_is_one_line():
+    class Brotli(Handler):
+        def do_GET(self) -> None:
+            self.send(b"\x1b\x03\x00\xf8\xa5", **{"Content-Encoding": "br"})
+
+    with serving(Brotli) as url:
+        result = scrapy_keywords(f"{url}/a.html")
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"topicspider: error: {url}/a.html: cannot fetch: Content-Encoding 'br' is not supported\n"
+    )
 
 
 def test_a_server_that_never_answers_times_out():

@@ -9,6 +9,7 @@ import mimetypes
 import os
 import sys
 import time
+import zlib
 from dataclasses import dataclass
 from http.client import HTTPException, HTTPResponse
 from pathlib import Path
@@ -52,6 +53,8 @@ CHUNK_SIZE = 64 * 1024
 #: Bytes of a file looked at for a NUL, which no HTML or text file has but in UTF-16 or -32.
 SNIFF_SIZE = 8 * 1024
 _WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff")  # UTF-16 and UTF-32, whose ASCII has NULs
+#: The ``Content-Encoding`` values zlib undoes (it tells a gzip header from a zlib one).
+_ZLIB_CODINGS = ("gzip", "x-gzip", "deflate")
 
 
 @dataclass(frozen=True)
@@ -173,7 +176,8 @@ class PageReader:
         try:
             with self._opener.open(request, timeout=self.timeout) as response:
                 content_type = response.headers.get("Content-Type") or "text/html"
-                data = self._body(url, response, deadline)
+                coding = (response.headers.get("Content-Encoding") or "").strip().lower()
+                data = self._decompressed(url, self._body(url, response, deadline), coding)
                 final_url = response.geturl()
         except HTTPError as exc:
             if str(exc.reason).startswith(HTTPRedirectHandler.inf_msg):  # three lines long
@@ -206,6 +210,26 @@ class PageReader:
         if response.length:  # the connection closed before the Content-Length was read
             raise SourceError(f"{url}: cannot fetch: cut short after {size} bytes")
         return b"".join(chunks)
+
+    def _decompressed(self, url: str, data: bytes, coding: str) -> bytes:
+        """The body without its ``Content-Encoding``. None is asked for, but some servers
+        compress all the same, and Scrapy undoes it: counted as they are, the compressed
+        bytes would be the page's words."""
+        if coding in ("", "identity"):
+            return data
+        if coding not in _ZLIB_CODINGS:
+            raise SourceError(f"{url}: cannot fetch: Content-Encoding {coding!r} is not supported")
+        limit = self.max_size + 1 if self.max_size else 0
+        try:
+            try:
+                body = zlib.decompressobj(zlib.MAX_WBITS | 32).decompress(data, limit)
+            except zlib.error:  # raw deflate, without zlib's header, as IIS sends it
+                body = zlib.decompressobj(-zlib.MAX_WBITS).decompress(data, limit)
+        except zlib.error as error:
+            raise SourceError(f"{url}: cannot fetch: broken {coding} body ({error})") from None
+        if self.max_size and len(body) > self.max_size:
+            raise SourceError(f"{url}: larger than DOWNLOAD_MAXSIZE ({self.max_size} bytes)")
+        return body
 
 
 def _file(path: Path) -> Page:
