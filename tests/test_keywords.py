@@ -35,6 +35,9 @@ def test_repeated_term_adds_weights(tmp_path):
         ("足球 0\n", 1, "must be a positive number"),
         ("足球 3\n\n篮球 -1\n", 3, "must be a positive number"),
         ("足球 nan\n", 1, "must be a positive number"),
+        # Squared, these were infinite or 0, and every page scored 0.
+        ("足球 1e200\n比赛 1\n", 1, "must be a number from 1e-100 to 1e100"),
+        ("足球 1\n比赛 1e-320\n", 2, "must be a number from 1e-100 to 1e100"),
         ("!!! 2\n", 1, "matches nothing"),
         ("x.509 1\n", 1, "numbers, single letters"),
     ],

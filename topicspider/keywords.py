@@ -65,6 +65,8 @@ def _weight(raw: str, where: str) -> float:
         raise KeywordError(f"{where}: weight {raw!r} is not a number") from None
     if not math.isfinite(weight) or weight <= 0:
         raise KeywordError(f"{where}: weight {raw!r} must be a positive number")
+    if not 1e-100 <= weight <= 1e100:  # squared by the cosine: beyond, infinite or 0
+        raise KeywordError(f"{where}: weight {raw!r} must be a number from 1e-100 to 1e100")
     return weight
 
 
