@@ -61,6 +61,23 @@ def test_empty_and_unreadable_files(tmp_path):
         load_keywords(str(tmp_path / "missing.txt"))
 
 
+@pytest.mark.parametrize(
+    "data",
+    [bytes(5000), "world cup 2\nfootball 3\n".encode("utf-16-le")],
+    ids=["zeros", "utf-16 without its byte order mark"],
+)
+def test_a_file_with_nul_bytes_is_refused_in_one_short_line(tmp_path, data):
+    """Valid UTF-8, they were read: a file of zeros was "line 1: expected 'term weight', got
+    '\\x00\\x00…'", 20,000 characters long, and UTF-16 "weight '\\x002\\x00' is not a number"."""
+    path = tmp_path / "topic.txt"
+    path.write_bytes(data)
+    with pytest.raises(KeywordError) as error:
+        parse_keyword_file(path)
+    assert str(error.value) == (
+        f"{path}: keyword file is neither UTF-8 nor GBK (it has NUL bytes: UTF-16, or no text)"
+    )
+
+
 def test_a_keyword_file_saved_as_gbk_is_read(tmp_path):
     """As Notepad on Chinese Windows saves it; the shipped files are UTF-8."""
     gbk = tmp_path / "gbk.txt"
