@@ -50,6 +50,16 @@ def test_malformed_line_names_file_and_line(tmp_path, text, line, reason):
     assert reason in str(error.value)
 
 
+@pytest.mark.parametrize("mark", ["\f", "\v", "\x1c", "\x85", "\u2028"])
+def test_lines_are_numbered_as_an_editor_numbers_them(tmp_path, mark):
+    """Only a line feed, a carriage return or both end a line: a form feed (pdftotext puts
+    one before each page) or a U+2028 (pasted from a web page) counted as a line too, and
+    the mistakes after it were said to be a line further down."""
+    path = write(tmp_path, f"足球 3\n{mark}比赛 2\r\n联赛 2\r世界杯 x\n")
+    with pytest.raises(KeywordError, match=rf"{path}, line 4: weight 'x' is not a number"):
+        parse_keyword_file(path)
+
+
 def test_empty_and_unreadable_files(tmp_path):
     with pytest.raises(KeywordError, match="no keywords"):
         parse_keyword_file(write(tmp_path, "# nothing\n"))
