@@ -50,12 +50,10 @@ COOKING_AND_FINANCE = {"菜谱", "烹饪", "火候", "理财", "基金", "股票
 def scrapy_keywords(*args: str | Path, **popen) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "scrapy", "keywords", *map(str, args)],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,
         text=True,
         timeout=120,
-        **popen,
+        **{"cwd": ROOT, "env": {**os.environ, "PYTHONPATH": str(ROOT)}, **popen},
     )
 
 
@@ -141,6 +139,22 @@ def test_a_folder_without_background_uses_jiebas_idf(site, tmp_path):
     out = tmp_path / "stdout.txt"
     out.write_text(result.stdout, "utf-8")
     assert list(parse_keyword_file(out).weights) == terms
+
+
+def test_output_dash_is_stdout_and_one_sample_is_one_page(site, tmp_path):
+    """Before, ``-o -`` wrote a file named ``-`` (Scrapy's ``-o -`` is stdout), and the header
+    of a file learned from one page said "over 1 sample pages"."""
+    page = next(iter(files(site, site.on_topic)))
+    project = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "SCRAPY_SETTINGS_MODULE": "topicspider.settings",
+    }
+    result = scrapy_keywords(page, "-o", "-", cwd=tmp_path, env=project)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "over 1 sample page (" in result.stdout
+    assert terms_of(result.stdout)
+    assert not (tmp_path / "-").exists()
 
 
 def test_terms_are_written_as_the_samples_spell_them(tmp_path):

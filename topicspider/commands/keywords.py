@@ -320,7 +320,10 @@ class Command(ScrapyCommand):
             "--top", type=int, default=20, metavar="N", help="keep the N best terms (default 20)"
         )
         parser.add_argument(
-            "-o", "--output", metavar="FILE", help="write the keyword file here (default: stdout)"
+            "-o",
+            "--output",
+            metavar="FILE",
+            help="write the keyword file here (default, or '-': stdout)",
         )
         parser.add_argument(
             "--background",
@@ -340,7 +343,8 @@ class Command(ScrapyCommand):
             raise UsageError("--top must be at least 1")
         try:
             with contextlib.ExitStack() as stack:
-                output = stack.enter_context(_replacing(Path(opts.output))) if opts.output else None
+                to_file = opts.output not in (None, "", "-")  # "-": stdout, as Scrapy's -o
+                output = stack.enter_context(_replacing(Path(opts.output))) if to_file else None
                 text = self.keyword_file(args, opts.background, opts.top)
                 (output or sys.stdout).write(text)
         except OSError as exc:
@@ -392,7 +396,8 @@ class Command(ScrapyCommand):
         given_again = f"; {repeated} given twice, counted once" if repeated else ""
         header = (
             f"{HEADER}: the top {len(weights)} terms by tf-idf over "
-            f"{len(samples)} sample pages ({_listing(sources)}{given_again});\n"
+            f"{len(samples)} sample {'page' if len(samples) == 1 else 'pages'}"
+            f" ({_listing(sources)}{given_again});\n"
             f"# {idf_from}.\n"
             "# Weights are scaled so that the best term has 3; edit freely.\n"
         )
