@@ -74,6 +74,18 @@ def test_gbk_page_without_declaration_is_decoded():
     assert page.relevance == pytest.approx(analyze(PAGE).relevance)
 
 
+@pytest.mark.parametrize("content_type", ["text/html; charset=gbk", "text/html"])
+def test_a_gbk_page_after_a_utf8_byte_order_mark_is_read_as_gbk(content_type):
+    # A GBK site's PHP include saved as "UTF-8 with BOM" puts one before every page.
+    html = PAGE.replace("<head>", "<head><meta charset=gbk>")
+    body = b"\xef\xbb\xbf" + html.encode("gbk")
+    page = analyzer().analyze("http://127.0.0.1/gbk.php", body, content_type)
+    assert page.charset == "gb18030"
+    assert page.title == "足球比赛回顾"
+    assert page.text.startswith("昨晚的足球比赛")
+    assert page.relevance == pytest.approx(analyze(PAGE).relevance)
+
+
 def test_links_the_crawl_may_follow_on_site_web_pages_without_fragments():
     urls = [link.url for link in analyze(PAGE).links]
     assert "http://127.0.0.1/sports/final.html" in urls  # fragment dropped

@@ -18,13 +18,12 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 from urllib.parse import urljoin, urlsplit
 
-from scrapy.http import HtmlResponse
 from scrapy.linkextractors import IGNORED_EXTENSIONS
 from w3lib.html import strip_html5_whitespace
 from w3lib.url import safe_url_string
 
 from topicspider.canonical import canonical_of
-from topicspider.charset import detect_encoding
+from topicspider.charset import detect_encoding, to_text
 from topicspider.keywords import KeywordVector
 from topicspider.relevance import Relevance, link_text
 from topicspider.robotsmeta import meta_directives
@@ -172,8 +171,7 @@ class Analyzer:
             self.domains = domains
             self._url_facts.cache_clear()
         charset = detect_encoding(body, content_type)
-        response = HtmlResponse(url, body=body, encoding=charset)
-        root = parse_html(response.text)
+        root = parse_html(to_text(body, charset))
         base_url = _base_url(root, url, charset)
         page = extract_page(
             root,

@@ -145,10 +145,19 @@ def detect_encoding(body: bytes, content_type: str | None = None) -> str:
 def decode(body: bytes, content_type: str | None = None) -> tuple[str, str]:
     """Return ``(encoding, text)``; undecodable bytes become U+FFFD."""
     encoding = detect_encoding(body, content_type)
-    bom_encoding, bom = read_bom(body)
-    if bom and bom_encoding == encoding:
-        body = body[len(bom) :]
-    return encoding, to_unicode(body, encoding)
+    return encoding, to_text(body, encoding)
+
+
+def to_text(body: bytes, encoding: str) -> str:
+    """``body`` decoded with ``encoding``, which :func:`detect_encoding` found, without a
+    byte order mark; undecodable bytes become U+FFFD.
+
+    A byte order mark of another encoding is no text either: a GBK site whose template
+    was saved "with BOM" starts every page with a UTF-8 one. (Scrapy's
+    ``TextResponse.text`` decodes by a byte order mark, whatever encoding it is given.)
+    """
+    _, bom = read_bom(body)
+    return to_unicode(body[len(bom or b"") :], encoding)
 
 
 def decode_text_file(data: bytes) -> str:
