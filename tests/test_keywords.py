@@ -95,6 +95,34 @@ def test_a_keyword_file_saved_as_gbk_is_read(tmp_path):
     assert parse_keyword_file(gbk).weights == {"足球": 3.0, "比赛": 2.0, "world cup": 1.0}
 
 
+@pytest.mark.parametrize(
+    ("data", "lines"),
+    [
+        # A GBK file with a line added in a UTF-8 editor or terminal (`echo 足球 3 >> file`).
+        ("# 体育\n".encode("gbk") + "足球 3\n".encode() + "比赛 1\n".encode("gbk"), (2, 1)),
+        ("世界杯 2\n比赛 1\n".encode("gbk") + "足球 3\n".encode(), (3, 1)),
+        # Here the whole file does not read as GBK: the error named neither line.
+        ("足球 3\n世界杯 2\n".encode("gbk") + "比赛 1\n".encode(), (3, 1)),
+    ],
+    ids=["utf8-inside", "utf8-last", "not-gbk-either"],
+)
+def test_a_keyword_file_of_utf8_and_gbk_lines_is_refused(tmp_path, data, lines):
+    """Read as GBK, UTF-8 足球 was the keyword 瓒崇悆, weighing 3, without a word."""
+    mixed = tmp_path / "mixed.txt"
+    mixed.write_bytes(data)
+    with pytest.raises(KeywordError) as error:
+        parse_keyword_file(mixed)
+    utf8, gbk = lines
+    assert f"line {utf8} is UTF-8 and line {gbk} GBK" in str(error.value)
+
+
+def test_gbk_lines_that_are_valid_utf8_are_read_as_gbk(tmp_path):
+    # 思路 and 医院 in GBK are valid UTF-8 too (˼· and ҽԺ), but read worse so.
+    gbk = tmp_path / "gbk.txt"
+    gbk.write_bytes("足球 3\n思路 1\n医院 1\n".encode("gbk"))
+    assert parse_keyword_file(gbk).weights == {"足球": 3.0, "思路": 1.0, "医院": 1.0}
+
+
 @pytest.mark.parametrize("spec", ["keywords/sport.txt,", "/data/a,b.txt", "topics/web,mail"])
 def test_a_missing_file_with_a_comma_in_its_name_is_not_taken_for_terms(spec):
     with pytest.raises(KeywordError, match=r"keyword file not found.*inline terms are term:weight"):

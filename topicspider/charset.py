@@ -164,13 +164,51 @@ def decode_text_file(data: bytes) -> str:
     """A text file a user wrote (keyword file, seed list): UTF-8, with or without a byte
     order mark, or GBK (Simplified or Traditional characters), which Chinese Windows editors
     save by default. Anything else raises ``UnicodeDecodeError`` rather than being guessed at:
-    a misread keyword would change the topic without a word."""
+    a misread keyword would change the topic without a word. So does a file of both, a GBK
+    one with a line added in a UTF-8 editor or terminal, whose UTF-8 lines read as GBK into
+    other hanzi (足球 as 瓒崇悆)."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
+        _refuse_utf8_and_gbk(data)
         if _chinese(data, final=True) == "gb18030":
             return data.decode("gb18030")
         raise
+
+
+def _refuse_utf8_and_gbk(data: bytes) -> None:
+    """Raise ``UnicodeDecodeError`` if the lines of ``data`` that are not UTF-8 are GBK and
+    another line is UTF-8 (``_utf8_rather_than_gbk``)."""
+    lines = data.splitlines(keepends=True)
+    gbk = [number for number, line in enumerate(lines, 1) if not _is_utf8(line)]
+    if _chinese(b"".join(lines[number - 1] for number in gbk), final=True) != "gb18030":
+        return
+    start = 0
+    for number, line in enumerate(lines, 1):
+        if not line.isascii() and _is_utf8(line) and _utf8_rather_than_gbk(line):
+            reason = f"line {number} is UTF-8 and line {gbk[0]} GBK: save it in one encoding"
+            raise UnicodeDecodeError("utf-8", data, start, start + len(line), reason)
+        start += len(line)
+
+
+def _utf8_rather_than_gbk(line: bytes) -> bool:
+    """Whether ``line``, valid UTF-8, reads into more common Chinese characters
+    (``_common_share``), or as many and more of the most frequent ones, in UTF-8 than in
+    GBK. GBK is valid UTF-8 at times (思路 reads as ˼·), but not into hanzi more common than
+    its own."""
+    utf8_text, gbk_text = line.decode("utf-8-sig"), line.decode("gb18030", "replace")
+    return (_common_share(utf8_text, "utf-8"), _frequent_share(utf8_text)) > (
+        _common_share(gbk_text, "gb18030"),
+        _frequent_share(gbk_text),
+    )
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _sample(body: bytes) -> tuple[bytes, bool]:
