@@ -400,6 +400,23 @@ def test_one_bad_byte_does_not_outweigh_thousands_of_good_characters(
     assert decode(body, content_type) == (expected, text)
 
 
+#: A sidebar of another site's headlines, in GBK.
+GBK_SIDEBAR = "".join(f"<li><a href=/{n}>今日财经新闻标题第{n}条</a></li>" for n in range(8))
+
+
+@pytest.mark.parametrize(
+    ("meta", "content_type"),
+    [(UTF8_META, "text/html; charset=utf-8"), (UTF8_META, None), ("", "text/html; charset=utf-8")],
+)
+def test_a_utf8_page_with_a_gbk_part_is_utf8(meta, content_type):
+    # A UTF-8 article that includes a fragment left in GBK (a sidebar, a footer) server-side.
+    html = page(meta, TEXT * 4)
+    body = html.encode("utf-8").replace(b"</body>", GBK_SIDEBAR.encode("gbk") + b"</body>")
+    encoding, text = decode(body, content_type)
+    assert encoding == "utf-8"
+    assert text.startswith(html[: html.index("</body>")])
+
+
 def test_koi8r_russian_is_not_taken_for_gbk():
     # Russian in KOI8-R reads as common hanzi in GBK, with an error after each odd-length word.
     html = "<p>Футбольный матч между сборными России и Германии.</p>" * 50
