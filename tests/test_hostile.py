@@ -43,6 +43,7 @@ def hostile_links() -> str:
             "/deep.html",
             "/utf16-bom.html",
             "/utf16le.html",
+            "/nul.html",
         )
     )
 
@@ -67,6 +68,10 @@ class Hostile(Handler):
         elif path == "/utf16le.html":
             page = html("足球简讯", "").replace(b'<meta charset="utf-8">', b"")
             self.send(page.decode().encode("utf-16-le"), "text/html; charset=utf-16le")
+        elif path == "/nul.html":
+            # A NUL in a form's value, from a database field padded with them.
+            body = '<form><input type="hidden" name="id" value="42\x00\x00"></form>'
+            self.send(html("足球比赛快讯", body, "gbk"), "text/html; charset=gbk")
         elif path == "/upper-case-type.html":
             self.send(html("足球比赛报道", ""), "Text/HTML; Charset=UTF-8")
         elif path == "/deep.html":
@@ -171,6 +176,7 @@ def test_hostile_pages_are_skipped_with_reasons_and_the_crawl_goes_on(hostile_ur
     assert stored["wrong-charset.html"]["title"] == "足球比赛回顾"
     assert stored["gbk-page.html"]["title"] == "足球联赛新闻"
     assert "mixed.html" in stored
+    assert stored["nul.html"]["title"] == "足球比赛快讯"  # before, skipped as binary
     assert stored["upper-case-type.html"]["title"] == "足球比赛报道"  # media types ignore case
     assert stored["deep.html"]["title"] == "足球比赛深层"
     assert "truncated.html" in stored

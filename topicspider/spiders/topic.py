@@ -101,11 +101,12 @@ def _skip_reason(response: Any) -> str | None:
     if b"\x00" in head:
         # UTF-16 and UTF-32 text is mostly NULs (the ASCII of its markup): a page is one
         # when its byte order mark or its Content-Type says so and it decodes that way;
-        # its hanzi are bytes of every value, control bytes included.
+        # its hanzi are bytes of every value, control bytes included. Other NULs count
+        # as control bytes: a page may hold a few (a form's value from a padded database
+        # field), which browsers read past.
         content_type = (response.headers.get("Content-Type") or b"").decode("latin-1")
         if detect_encoding(head, content_type).startswith(("utf-16", "utf-32")):
             return None
-        return "binary"
     controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
     if controls > len(head) // 20:
         return "binary"
