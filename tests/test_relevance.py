@@ -40,11 +40,28 @@ def test_off_topic_text_scores_zero_and_on_topic_scores_higher():
     assert off == 0.0
 
 
-def test_link_texts_score_the_same_with_or_without_the_keyword_check(site):
+#: Made-up two-character terms, enough to make a glossary of a keyword vector.
+GLOSSARY = ",".join(f"{chr(0x9F00 + i // 40)}{chr(0x9E00 + i % 40)}:1" for i in range(400))
+
+
+def test_a_glossary_scores_as_the_formula_says():
+    """Beyond ``MENTIONS_MAX`` words, texts are tokenized without the keyword check, and
+    the cosine walks the text's words rather than the thousands of terms."""
+    relevance = Relevance(parse_inline(f"足球:3,{GLOSSARY}"))
+    assert relevance.mentions is None
+    tf = 1 + math.log(2)
+    expected = (3 * tf) / (math.sqrt(tf**2 + 1) * math.sqrt(9 + 400))
+    assert relevance.text("足球 足球 天气") == pytest.approx(expected)
+    assert relevance.text("今天的菜谱：红烧肉的做法") == 0.0
+
+
+@pytest.mark.parametrize("glossary", ["", GLOSSARY], ids=["keywords", "glossary"])
+def test_link_texts_score_the_same_with_or_without_the_keyword_check(site, glossary):
     """Texts that name no keyword skip tokenizing: every text of the fixture site's
     pages (Chinese, GBK among them, and English) scores as the full computation does,
     which is the page score of a page without a title."""
-    relevance = Relevance(parse_inline("足球:3,比赛:2,球员:1,world cup:2,policy:1,goal:1"))
+    terms = "足球:3,比赛:2,球员:1,world cup:2,policy:1,goal:1"
+    relevance = Relevance(parse_inline(f"{terms},{glossary}" if glossary else terms))
     texts = {"Security policies", "GOALS of the season", "足球比赛", "菜谱"}
     for path in site.root.rglob("*.html"):
         root = parse_html(path.read_bytes())

@@ -68,6 +68,7 @@ class Relevance:
             raise ValueError(f"unknown weighting {weighting!r} (expected 'tf' or 'tfidf')")
         add_terms(keywords.weights)
         self.terms = list(keywords.weights)
+        self.index = {term: j for j, term in enumerate(self.terms)}
         self.weights = np.array([keywords.weights[t] for t in self.terms])
         self.norm = float(np.linalg.norm(self.weights))
         self.phrases = {t: tuple(t.split()) for t in self.terms if " " in t}
@@ -101,16 +102,27 @@ class Relevance:
         if page and self.df is not None:
             self.df.add(set(terms))
             tf = tf * self.df.idf(terms)
-        index = {term: i for i, term in enumerate(terms)}
-        keyword_tf = np.array([tf[index[t]] if t in index else 0.0 for t in self.terms])
         norm = float(np.linalg.norm(tf)) * self.norm
-        return float(keyword_tf @ self.weights) / norm if norm else 0.0
+        return self._dot(terms, tf) / norm if norm else 0.0
+
+    def _dot(self, terms: list[str], tf: np.ndarray) -> float:
+        """The keyword vector times ``tf`` (of ``terms``), walking the shorter of the two in
+        Python: a page has hundreds of words, and a glossary thousands of terms."""
+        if len(self.terms) <= len(terms):
+            index = {term: i for i, term in enumerate(terms)}
+            keyword_tf = np.array([tf[index[t]] if t in index else 0.0 for t in self.terms])
+        else:
+            keyword_tf = np.zeros(len(self.terms))
+            for i, term in enumerate(terms):
+                if (j := self.index.get(term)) is not None:
+                    keyword_tf[j] = tf[i]
+        return float(keyword_tf @ self.weights)
 
     def _text(self, text: str) -> float:
         """Relevance of a short text such as a link's anchor and context."""
         # Most links on a site say nothing of the topic (61–97% of the link texts on the
         # shared sites): the ones that name no keyword score 0 without being tokenized.
-        if not self.mentions.search(text.lower()):
+        if self.mentions is not None and not self.mentions.search(text.lower()):
             return 0.0
         return self._cosine(self._counts(tokenize(text)))
 
