@@ -344,6 +344,14 @@ def test_ctrl_c_pauses_and_the_same_command_resumes(site, site_url, tmp_path, se
             ["-a", "seeds=http://127.0.0.1:9/", "-a", "keywords=sports", "-a", "_job=.."],
             "scrapyd job id '..' cannot be a folder name (TOPIC_PAGES_PER_JOB)",
         ),
+        (  # before: the crawl started, its analysis worker died twice with a traceback
+            ["-a", "seeds=http://127.0.0.1:9/", "-a", "keywords=sports", "-a", "allow=(news"],
+            "allow='(news': not a regular expression (missing ), unterminated subpattern",
+        ),
+        (
+            ["-a", "seeds=http://127.0.0.1:9/", "-a", "keywords=sports", "-a", "deny=*.pdf"],
+            "deny='*.pdf': not a regular expression (nothing to repeat at position 0)",
+        ),
     ],
 )
 def test_bad_input_stops_before_any_request_with_one_message(arguments, message):

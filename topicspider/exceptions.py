@@ -19,3 +19,7 @@ class SourceError(TopicSpiderError, ValueError):
 
 class ConfigError(TopicSpiderError, ValueError):
     """A setting has a value topicspider cannot use."""
+
+
+class ArgumentError(TopicSpiderError, ValueError):
+    """A spider argument other than the seeds and keywords cannot be used."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 from collections import Counter
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -20,7 +21,7 @@ from topicspider.barren import BarrenTemplate
 from topicspider.canonical import FetchedElsewhere, KnownCanonicals, link_header_canonicals
 from topicspider.charset import detect_encoding
 from topicspider.dupefilters import DUPEFILTERS
-from topicspider.exceptions import ConfigError
+from topicspider.exceptions import ArgumentError, ConfigError
 from topicspider.hostcap import HostFull
 from topicspider.importance import Opic
 from topicspider.items import PageItem
@@ -113,6 +114,16 @@ def _skip_reason(response: Any) -> str | None:
     return None
 
 
+def _check_regex(name: str, pattern: str | None) -> None:
+    """``allow`` and ``deny`` must compile before the crawl starts: each analysis worker
+    compiles them, and died on one that did not, with a traceback, the crawl going on."""
+    if pattern:
+        try:
+            re.compile(pattern)
+        except re.error as error:
+            raise ArgumentError(f"{name}={pattern!r}: not a regular expression ({error})") from None
+
+
 def _handed_over(
     request: Request, outputs: list[PageItem | Request]
 ) -> Iterator[PageItem | Request]:
@@ -169,6 +180,8 @@ class TopicSpider(Spider):
         if seeds or not settings.get("REDIS_URL"):
             load_seeds(seeds)
         vector = load_keywords(keywords or "")
+        _check_regex("allow", allow)
+        _check_regex("deny", deny)
         for name, choices in (
             ("TOPIC_STRATEGY", STRATEGIES),
             ("TOPIC_WEIGHTING", WEIGHTINGS),
