@@ -352,6 +352,14 @@ def test_ctrl_c_pauses_and_the_same_command_resumes(site, site_url, tmp_path, se
             ["-a", "seeds=http://127.0.0.1:9/", "-a", "keywords=sports", "-a", "deny=*.pdf"],
             "deny='*.pdf': not a regular expression (nothing to repeat at position 0)",
         ),
+        (  # before: a typo was ignored, and the crawl went everywhere -a allow would not
+            ["-a", "seeds=http://127.0.0.1:9/", "-a", "keywords=sports", "-a", "alow=/news/"],
+            "unknown spider argument 'alow' (expected seeds, keywords, allow or deny)",
+        ),
+        (  # before: 'no seeds', though the seeds were given
+            ["-a", "seed=http://127.0.0.1:9/", "-a", "keywords=sports"],
+            "unknown spider argument 'seed' (expected seeds, keywords, allow or deny)",
+        ),
     ],
 )
 def test_bad_input_stops_before_any_request_with_one_message(arguments, message):

@@ -22,4 +22,4 @@ class ConfigError(TopicSpiderError, ValueError):
 
 
 class ArgumentError(TopicSpiderError, ValueError):
-    """A spider argument other than the seeds and keywords cannot be used."""
+    """A spider argument is unknown, or one other than the seeds and keywords cannot be used."""

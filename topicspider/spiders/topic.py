@@ -170,12 +170,20 @@ class TopicSpider(Spider):
         keywords: str | None = None,
         allow: str | None = None,
         deny: str | None = None,
-        **_: Any,
+        **others: Any,
     ) -> None:
         """Fail before the crawl starts, with one clear message, on bad input.
 
         Seeds are optional with ``REDIS_URL``: a worker without them joins the shared crawl.
+        An argument of another name is a typo (``-a seed=``, ``-a alow=``), which Scrapy
+        would make an attribute of the spider and the crawl ignore; scrapyd's own
+        (``_job``, ``_version``) start with ``_``.
         """
+        unknown = sorted(name for name in others if not name.startswith("_"))
+        if unknown:
+            raise ArgumentError(
+                f"unknown spider argument {unknown[0]!r} (expected seeds, keywords, allow or deny)"
+            )
         check_types(settings)
         if seeds or not settings.get("REDIS_URL"):
             load_seeds(seeds)
