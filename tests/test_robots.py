@@ -48,7 +48,7 @@ def test_a_site_whose_robots_txt_fails_is_crawled_and_said_so_in_one_line(
 def test_an_unreachable_seed_is_one_line_per_request_not_a_traceback(tmp_path):
     seed = "http://127.0.0.1:9/"
     result = crawl_seed(seed, tmp_path, "RETRY_TIMES=0")
-    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.returncode == 1, result.stderr[-2000:]
     assert "Traceback" not in result.stderr
     assert f"Not fetched {seed}robots.txt (the host's pages are fetched as if" in result.stderr
     assert f"WARNING: Not fetched {seed}: Connection was refused" in result.stderr

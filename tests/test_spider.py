@@ -500,7 +500,7 @@ def test_a_redirect_loop_is_said_in_one_line(tmp_path, seed, chain):
     without a word, and the crawl ended having fetched nothing."""
     with serving(Gate) as url:
         result = crawl_seed(f"{url}{seed}", tmp_path)
-    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.returncode == 1, result.stderr[-2000:]  # no seed gave a page
     loop = " -> ".join(f"{url}{path}" for path in chain.split(" -> "))
     assert f"WARNING: Not fetched {url}{seed}: redirect loop ({loop})" in result.stderr
     assert "'topic/failed/RedirectLoop': 1" in result.stderr
@@ -523,7 +523,7 @@ def test_unreachable_seed_is_reported_and_crawl_ends(tmp_path):
     result = scrapy(
         *topic_args("http://127.0.0.1:9/", "sports", f"TOPIC_PAGES_DIR={tmp_path}", "RETRY_TIMES=0")
     )
-    assert result.returncode == 0
+    assert result.returncode == 1
     assert "Connection refused" in result.stderr or "ConnectionRefused" in result.stderr
     assert "fetched 0 pages" in result.stderr
 
@@ -531,9 +531,45 @@ def test_unreachable_seed_is_reported_and_crawl_ends(tmp_path):
 def test_a_seed_the_site_does_not_have_is_reported_with_its_status(site_url, tmp_path):
     seed = f"{site_url}/no-such-page.html"
     result = crawl_seed(seed, tmp_path)
-    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.returncode == 1, result.stderr[-2000:]
     assert f"WARNING: Not fetched {seed}: HTTP 404 Not Found" in result.stderr
     assert "'topic/failed/HttpError/404': 1" in result.stderr
+
+
+class Forbidden(Handler):
+    """A site whose robots.txt forbids everything."""
+
+    def do_GET(self) -> None:
+        if self.path == "/robots.txt":
+            self.send(b"User-agent: *\nDisallow: /\n", "text/plain")
+        else:
+            self.send(f'<html><meta charset="utf-8"><p>{GATED_PAGES["/"]}</p></html>'.encode())
+
+
+@pytest.mark.parametrize(
+    "seeds",
+    [
+        ["http://127.0.0.1:9/", "{url}/missing.html"],
+        ["{forbidden}/"],
+    ],
+)
+def test_a_crawl_none_of_whose_seeds_gives_a_page_fails(site_url, tmp_path, seeds):
+    """Before, it ended as one that had crawled its site: status 0, reason 'finished'; a
+    script or cron job could not tell a site down or a mistyped seed from a crawl done."""
+    with serving(Forbidden) as forbidden:
+        spec = ",".join(seeds).format(url=site_url, forbidden=forbidden)
+        result = crawl_seed(spec, tmp_path, "RETRY_TIMES=0")
+    assert result.returncode == 1, result.stderr[-2000:]
+    said = [line for line in result.stderr.splitlines() if " ERROR: " in line]
+    assert said[-1].endswith(" ERROR: No seed gave a page: nothing was crawled")
+    assert "'finish_reason': 'seeds_failed'" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_crawl_one_of_whose_seeds_gives_a_page_ends_well(site_url, tmp_path):
+    result = crawl_seed(f"http://127.0.0.1:9/,{site_url}/index.html", tmp_path, "RETRY_TIMES=0")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "'finish_reason': 'finished'" in result.stderr
 
 
 def test_a_page_frees_its_slot_only_once_every_link_is_handed_over():

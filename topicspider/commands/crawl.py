@@ -14,6 +14,7 @@ from topicspider.exceptions import TopicSpiderError
 from topicspider.pipelines import files, mysql
 from topicspider.redis.scheduler import LOST_REASON, MISMATCH_REASON
 from topicspider.scheduler import FRONTIER_REASON, JOBDIR_REASON
+from topicspider.spiders.topic import SEEDS_FAILED_REASON
 
 if TYPE_CHECKING:
     import argparse
@@ -30,6 +31,7 @@ FAILED = frozenset(
         LOST_REASON,
         JOBDIR_REASON,
         FRONTIER_REASON,
+        SEEDS_FAILED_REASON,
     }
 )
 
@@ -45,8 +47,8 @@ class Command(ScrapyCrawlCommand):
 
     A crawl that stopped on an error (see ``FAILED``: a pages folder it cannot write, a
     database it cannot use, a crawl gone from Redis, a ``JOBDIR`` or frontier file it
-    cannot use) exits with status 1, so that a script or cron job can tell it from a
-    crawl that ended well."""
+    cannot use, seeds none of which gave a page) exits with status 1, so that a script or
+    cron job can tell it from a crawl that ended well."""
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if len(args) == 1:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from scrapy import Request, Spider, signals
-from scrapy.exceptions import IgnoreRequest
+from scrapy.exceptions import CloseSpider, IgnoreRequest
 from scrapy.http import TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.response import response_status_message
@@ -82,6 +82,8 @@ WEIGHT_SETTINGS = (
 )
 #: The ``CLOSESPIDER_*`` settings that give a crawl a budget (not ``_ERRORCOUNT``).
 BUDGETS = ("PAGECOUNT", "ITEMCOUNT", "TIMEOUT", "PAGECOUNT_NO_ITEM", "TIMEOUT_NO_ITEM")
+#: The close reason of a local crawl none of whose seeds gave a page.
+SEEDS_FAILED_REASON = "seeds_failed"
 
 
 _CONTROL_BYTES = bytes([*range(9), *range(14, 32)])
@@ -217,6 +219,7 @@ class TopicSpider(Spider):
         spider.configure(crawler)
         crawler.signals.connect(spider.restore_state, signal=signals.engine_started)
         crawler.signals.connect(spider.scheduled, signal=signals.request_scheduled)
+        crawler.signals.connect(spider.idle, signal=signals.spider_idle)
         return spider
 
     def configure(self, crawler: Crawler) -> None:
@@ -237,6 +240,7 @@ class TopicSpider(Spider):
         )
         self.max_pages_per_host = settings.getint("TOPIC_MAX_PAGES_PER_HOST")
         self.host_pages: Counter[str] = Counter()
+        self.seeds_failed = 0
         self.sent_links = SentLinks(settings.getint("TOPIC_SENT_LINKS"))
         self.canonicals = KnownCanonicals()
         self.strategy = self._strategy(settings.get("TOPIC_STRATEGY"), settings)
@@ -328,6 +332,16 @@ class TopicSpider(Spider):
                 state[name] = self.allowed_domains = merged
             else:
                 setattr(self, name, state[name])
+
+    def idle(self) -> None:
+        """A local crawl that has nothing left to do, got no page and could not fetch a seed
+        (unreachable, an HTTP error, forbidden by robots.txt, a redirect loop) ends with the
+        reason ``SEEDS_FAILED_REASON``, not ``finished``: nothing was crawled. A crawl resumed
+        from ``JOBDIR`` counts the pages of its earlier runs, and its seeds fetched then are
+        no failures; a worker of a crawl in Redis may leave its seeds to the others."""
+        if self.seeds_failed and not self.host_pages and not self.settings.get("REDIS_URL"):
+            logger.error("No seed gave a page: nothing was crawled")
+            raise CloseSpider(SEEDS_FAILED_REASON)
 
     def closed(self, reason: str) -> None:
         """What the crawl learned goes in the final stats: the threshold its last verdicts
@@ -562,7 +576,9 @@ class TopicSpider(Spider):
     def _not_fetched(self, request: Request, url: str, reason: str, message: str) -> None:
         """One line, at WARNING for a seed, and the stat ``topic/failed/<reason>``."""
         self.crawler.stats.inc_value(f"topic/failed/{reason}")
-        level = logging.WARNING if request.meta.get("depth", 0) == 0 else logging.INFO
+        seed = request.meta.get("depth", 0) == 0
+        self.seeds_failed += seed
+        level = logging.WARNING if seed else logging.INFO
         logger.log(level, "Not fetched %s: %s", url, message)
 
     def _is_duplicate(self, fingerprint: int) -> bool:
