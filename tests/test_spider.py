@@ -566,6 +566,21 @@ def test_a_crawl_none_of_whose_seeds_gives_a_page_fails(site_url, tmp_path, seed
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("path", "said"),
+    [
+        ("/files/schedule.pdf", "not HTML (Content-Type application/pdf)"),
+        ("/images/dumplings.jpg", "not text (Content-Type image/jpeg)"),
+    ],
+)
+def test_a_seed_that_is_no_html_page_is_said_in_one_line(site_url, tmp_path, path, said):
+    """Before, it was skipped without a word: 'fetched 2 pages, accepted 0', status 0."""
+    result = crawl_seed(f"{site_url}{path},{site_url}/no-such-page.html", tmp_path)
+    assert f"WARNING: Not crawled {site_url}{path}: {said}" in result.stderr
+    assert result.returncode == 1, result.stderr[-2000:]  # neither seed gave a page
+    assert "'finish_reason': 'seeds_failed'" in result.stderr
+
+
 def test_a_crawl_one_of_whose_seeds_gives_a_page_ends_well(site_url, tmp_path):
     result = crawl_seed(f"http://127.0.0.1:9/,{site_url}/index.html", tmp_path, "RETRY_TIMES=0")
     assert result.returncode == 0, result.stderr[-2000:]

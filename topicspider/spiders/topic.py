@@ -92,6 +92,10 @@ _CONTROL_BYTES = bytes([*range(9), *range(14, 32)])
 _REFETCH = "topic_refetch"
 
 
+#: Each reason of ``_skip_reason``, as a seed's line says it.
+_SKIPPED = {"not_text": "not text", "not_html": "not HTML", "empty": "empty", "binary": "binary"}
+
+
 def _skip_reason(response: Any) -> str | None:
     """Why a response is not a page to score, if it is not: the stats name it."""
     if not isinstance(response, TextResponse):
@@ -334,12 +338,15 @@ class TopicSpider(Spider):
                 setattr(self, name, state[name])
 
     def idle(self) -> None:
-        """A local crawl that has nothing left to do, got no page and could not fetch a seed
-        (unreachable, an HTTP error, forbidden by robots.txt, a redirect loop) ends with the
-        reason ``SEEDS_FAILED_REASON``, not ``finished``: nothing was crawled. A crawl resumed
-        from ``JOBDIR`` counts the pages of its earlier runs, and its seeds fetched then are
-        no failures; a worker of a crawl in Redis may leave its seeds to the others."""
-        if self.seeds_failed and not self.host_pages and not self.settings.get("REDIS_URL"):
+        """A local crawl that has nothing left to do, scored no page and could not fetch a
+        seed (unreachable, an HTTP error, forbidden by robots.txt, a redirect loop) or got
+        no page from it (a PDF) ends with the reason ``SEEDS_FAILED_REASON``, not
+        ``finished``: nothing was crawled. The seeds of a crawl resumed from ``JOBDIR``,
+        fetched before, are no failures; a worker of a crawl in Redis may leave its seeds to
+        the others."""
+        stats = self.crawler.stats
+        scored = stats.get_value("topic/accepted", 0) + stats.get_value("topic/dropped", 0)
+        if self.seeds_failed and not scored and not self.settings.get("REDIS_URL"):
             logger.error("No seed gave a page: nothing was crawled")
             raise CloseSpider(SEEDS_FAILED_REASON)
 
@@ -430,6 +437,8 @@ class TopicSpider(Spider):
         skipped = _skip_reason(response)
         if skipped:
             self.crawler.stats.inc_value(f"topic/skipped/{skipped}")
+            if not response.meta.get("depth"):
+                self._seed_skipped(response, skipped)
             return []
         content_type = (response.headers.get("Content-Type") or b"").decode("latin-1")
         try:
@@ -572,6 +581,18 @@ class TopicSpider(Spider):
             message = f"HTTP {response_status_message(status)}"  # not "Ignoring non-200 response"
             self.patterns.record(template(request.url), False)  # a dead folder is barren too
         self._not_fetched(request, request.url, reason, message)
+
+    def _seed_skipped(self, response: Any, reason: str) -> None:
+        """A seed that is no page (a PDF, an image) gives no link to follow: said in one
+        line, as a seed not fetched is, and counted as one."""
+        self.seeds_failed += 1
+        content_type = (response.headers.get("Content-Type") or b"").decode("latin-1")
+        logger.warning(
+            "Not crawled %s: %s (Content-Type %s)",
+            response.url,
+            _SKIPPED[reason],
+            content_type or "none",
+        )
 
     def _not_fetched(self, request: Request, url: str, reason: str, message: str) -> None:
         """One line, at WARNING for a seed, and the stat ``topic/failed/<reason>``."""
