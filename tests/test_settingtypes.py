@@ -54,3 +54,31 @@ def test_a_value_that_is_not_its_defaults_type_is_named(name, value, message):
     with pytest.raises(ConfigError) as error:
         check_types(Settings({**PROJECT, name: value}))
     assert str(error.value).startswith(message)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        # "all cores", as joblib reads it: before, a traceback for every page
+        ("TOPIC_ANALYSIS_PROCESSES", "-1", "TOPIC_ANALYSIS_PROCESSES='-1': expected a whole "),
+        # before, each page's last five links were dropped without a word
+        ("TOPIC_MAX_LINKS_PER_PAGE", "-5", "TOPIC_MAX_LINKS_PER_PAGE='-5': expected a whole "),
+        ("TOPIC_MAX_PAGES_PER_HOST", "-1", "TOPIC_MAX_PAGES_PER_HOST='-1': expected a whole "),
+        # before, tracebacks as the crawl opened
+        ("TOPIC_QUEUE_MEMORY_LIMIT", "0", "TOPIC_QUEUE_MEMORY_LIMIT='0': expected a whole "),
+        ("TOPIC_BLOOM_CAPACITY", "-5", "TOPIC_BLOOM_CAPACITY='-5': expected a whole "),
+        ("TOPIC_DUPLICATE_DISTANCE", "99", "TOPIC_DUPLICATE_DISTANCE='99': expected a whole "),
+        ("TOPIC_DUPLICATE_DISTANCE", "-2", "TOPIC_DUPLICATE_DISTANCE='-2': expected a whole "),
+    ],
+)
+def test_a_whole_number_out_of_its_range_is_named(name, value, message):
+    with pytest.raises(ConfigError) as error:
+        check_types(Settings({**PROJECT, name: value}))
+    assert str(error.value).startswith(message)
+    assert str(error.value).endswith(("number >= 0", "number >= 1", "number from -1 to 15"))
+
+
+def test_the_ends_of_the_ranges_pass():
+    ends = {"TOPIC_DUPLICATE_DISTANCE": "-1", "TOPIC_ANALYSIS_PROCESSES": "0"}
+    check_types(Settings({**PROJECT, **ends, "TOPIC_QUEUE_MEMORY_LIMIT": "1"}))
+    check_types(Settings({**PROJECT, "TOPIC_DUPLICATE_DISTANCE": "15"}))

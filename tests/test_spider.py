@@ -340,6 +340,17 @@ def test_ctrl_c_pauses_and_the_same_command_resumes(site, site_url, tmp_path, se
             ],
             "CLOSESPIDER_PAGECOUNT='abc': expected a number",
         ),
+        (  # before: a traceback for every page, and nothing crawled
+            [
+                "-a",
+                "seeds=http://127.0.0.1:9/",
+                "-a",
+                "keywords=sports",
+                "-s",
+                "TOPIC_ANALYSIS_PROCESSES=-1",
+            ],
+            "TOPIC_ANALYSIS_PROCESSES='-1': expected a whole number >= 0",
+        ),
         (  # scrapyd passes -d jobid=NAME as the spider argument _job
             ["-a", "seeds=http://127.0.0.1:9/", "-a", "keywords=sports", "-a", "_job=.."],
             "scrapyd job id '..' cannot be a folder name (TOPIC_PAGES_PER_JOB)",

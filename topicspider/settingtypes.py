@@ -1,7 +1,7 @@
 """Each setting whose default is a number or a truth value must read as one: a value given
 as text (``-s NAME=value``, a scrapyd job's ``setting=NAME=value``) that does not stops the
 crawl before it starts, in one line that names the setting, instead of a traceback from
-wherever it is first read."""
+wherever it is first read. So does a whole number of the project's out of its range."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from topicspider.exceptions import ConfigError
 __all__ = ["check_types"]
 
 _OWN = ("TOPIC_", "MYSQL_", "REDIS_")
+_RANGED = ("TOPIC_", "REDIS_")
 
 
 def _finite(settings: BaseSettings, name: str) -> float:
@@ -34,6 +35,22 @@ _OWN_READERS = (
     (int, (BaseSettings.getint,), "a whole number"),
     (float, (_finite,), "a finite number"),
 )
+#: The least value of the whole numbers of ``TOPIC_*`` and ``REDIS_*`` that may not be 0 (the
+#: others may not be negative), and the most of those that have one (the ``MYSQL_*`` ones are
+#: the MySQL pipeline's to check). Out of range, one gave a traceback
+#: (``TOPIC_ANALYSIS_PROCESSES=-1``, "all cores" to joblib, on every page;
+#: ``TOPIC_QUEUE_MEMORY_LIMIT=0`` as the crawl opened) or did something else without a word
+#: (``TOPIC_MAX_LINKS_PER_PAGE=-5`` dropped each page's last five links).
+_LEAST = {
+    "TOPIC_DUPLICATE_DISTANCE": -1,
+    "TOPIC_THRESHOLD_TOP": 1,
+    "TOPIC_QUEUE_MEMORY_LIMIT": 1,
+    "TOPIC_BLOOM_CAPACITY": 1,
+    "TOPIC_SLOTS": 1,
+    "TOPIC_PARTITIONS": 1,
+}
+_MOST = {"TOPIC_DUPLICATE_DISTANCE": 15}  # SimHashIndex's: 16 blocks of a 64-bit hash
+
 #: Scrapy reads some settings whose default is a whole number as a number
 #: (``DOWNLOAD_DELAY``, ``DOWNLOAD_TIMEOUT``) or a truth value (``TELNETCONSOLE_ENABLED``).
 _SCRAPY_READERS = (
@@ -44,12 +61,16 @@ _SCRAPY_READERS = (
 
 def check_types(settings: BaseSettings) -> None:
     """Raise ``ConfigError`` on the first setting whose value does not read as its
-    default's type: the project's own settings exactly, Scrapy's as Scrapy reads them."""
+    default's type: the project's own settings exactly, Scrapy's as Scrapy reads them; then
+    on a whole number of ``TOPIC_*`` or ``REDIS_*`` out of its range."""
     own = {name: value for name, value in vars(defaults).items() if name.startswith(_OWN)}
     scrapy = {name: value for name, value in vars(scrapy_defaults).items() if name.isupper()}
     for readers, names in ((_OWN_READERS, own), (_SCRAPY_READERS, scrapy)):
         for name, default in names.items():
             _check(settings, name, default, readers)
+    for name, default in own.items():
+        if name.startswith(_RANGED) and type(default) is int and settings.get(name) is not None:
+            _check_range(settings, name)
 
 
 def _check(settings: BaseSettings, name: str, default: object, readers: tuple) -> None:
@@ -63,3 +84,10 @@ def _check(settings: BaseSettings, name: str, default: object, readers: tuple) -
                 continue
             return
         raise ConfigError(f"{name}={settings.get(name)!r}: expected {expected}")
+
+
+def _check_range(settings: BaseSettings, name: str) -> None:
+    least, most = _LEAST.get(name, 0), _MOST.get(name)
+    if not least <= settings.getint(name) <= (most if most is not None else math.inf):
+        expected = f">= {least}" if most is None else f"from {least} to {most}"
+        raise ConfigError(f"{name}={settings.get(name)!r}: expected a whole number {expected}")
