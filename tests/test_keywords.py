@@ -261,3 +261,14 @@ def test_arbitrary_lines_parse_or_fail_with_file_and_line(tmp_path_factory, text
     else:
         refused = str(path)
     assert str(path) in refused
+
+
+def test_gbk_bytes_under_a_utf8_locale_are_said_to_be_no_utf8(tmp_path):
+    """Before: "term '\\udcd7\\udce3' matches nothing". A file whose name has GBK bytes is
+    read all the same."""
+    as_argument = "足球:3".encode("gbk").decode("utf-8", "surrogateescape")
+    with pytest.raises(KeywordError, match=r"item 1 .*: not UTF-8 text \(GBK bytes"):
+        load_keywords(as_argument)
+    named = tmp_path / "足球.txt".encode("gbk").decode("utf-8", "surrogateescape")
+    named.write_text("足球 3\n", "utf-8")
+    assert load_keywords(str(named)).weights == {"足球": 3.0}

@@ -77,3 +77,10 @@ def test_inline_seeds_separated_by_a_full_width_comma_are_two_seeds():
         "http://127.0.0.1/%E4%BD%93%E8%82%B2/",
         "http://127.0.0.1/a.html",
     ]
+
+
+def test_gbk_bytes_under_a_utf8_locale_are_said_to_be_no_utf8():
+    """Before: "is not a valid URL ('utf-8' codec can't encode characters ...)"."""
+    seed = "http://127.0.0.1/" + "足球.html".encode("gbk").decode("utf-8", "surrogateescape")
+    with pytest.raises(SeedError, match=r"item 1: .* is not UTF-8 text \(GBK bytes"):
+        load_seeds(seed)

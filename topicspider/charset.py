@@ -166,6 +166,13 @@ def to_text(body: bytes, encoding: str) -> str:
     return to_unicode(body[len(bom or b"") :], encoding)
 
 
+def undecoded(argument: str) -> bool:
+    """Whether a command-line argument holds bytes the locale's encoding (UTF-8) could not
+    decode, which Python keeps as lone surrogates: GBK text typed or scripted under a
+    UTF-8 locale."""
+    return any("\udc80" <= char <= "\udcff" for char in argument)
+
+
 def decode_text_file(data: bytes) -> str:
     """A text file a user wrote (keyword file, seed list): UTF-8, with or without a byte
     order mark, or GBK (Simplified or Traditional characters), which Chinese Windows editors

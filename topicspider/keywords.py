@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from topicspider.charset import decode_text_file
+from topicspider.charset import decode_text_file, undecoded
 from topicspider.exceptions import KeywordError
 from topicspider.text import normalize_term
 
@@ -122,6 +122,11 @@ def parse_inline(spec: str) -> KeywordVector:
         if not part:
             continue
         where = f"keywords argument, item {index} ({part!r})"
+        if undecoded(part):
+            raise KeywordError(
+                f"{where}: not UTF-8 text (GBK bytes under a UTF-8 terminal?): type it in"
+                " UTF-8, or put the terms in a keyword file, which may be GBK"
+            )
         term, sep, raw = part.rpartition(":")
         if _WEIGHT_INSIDE.search(term):  # "a:3 b:2" would be the phrase "a:3 b" weighing 2
             raise KeywordError(f"{where}: two terms in one item: separate them with ','")

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 from w3lib.url import safe_url_string
 
-from topicspider.charset import decode_text_file
+from topicspider.charset import decode_text_file, undecoded
 from topicspider.exceptions import SeedError
 
 __all__ = ["load_seeds"]
@@ -22,6 +22,11 @@ def _check(url: str, where: str) -> str:
     """``url`` as Scrapy requests it. One with a space or a tab inside is refused: Scrapy
     would request ``http://a/ http://b/``, or a spreadsheet's ``URL<tab>title``, as one
     URL, which no site has."""
+    if undecoded(url):
+        raise SeedError(
+            f"{where}: {url!r} is not UTF-8 text (GBK bytes under a UTF-8 terminal?): type it"
+            " in UTF-8 or percent-encoded, or put the seeds in a file, which may be GBK"
+        )
     if len(url.split()) > 1:
         raise SeedError(
             f"{where}: {url!r} has a space in it (seeds are separated by commas, or one a "
