@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+import pytest
+
 from tests.test_spider import scrapy
 
 
@@ -36,3 +38,22 @@ def test_parse_shows_the_item_and_the_scored_links_and_stores_nothing(site, site
     assert all(url.startswith(site_url) for _, url in links)
     assert {urlsplit(url).path for _, url in links} & site.on_topic
     assert "/sports/derby-preview.html" in {urlsplit(url).path for _, url in links}
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["keywords=nosuchtopic"], "keywords 'nosuchtopic': no such file"),
+        (["keywords=sports", "deny=*.pdf"], "deny='*.pdf': not a regular expression"),
+    ],
+)
+def test_a_bad_argument_is_one_line_as_in_a_crawl(site_url, arguments, message):
+    """Before, an unknown keyword file was a traceback of the crawl task, and ``deny='*.pdf'``
+    one from the analysis worker."""
+    spider_arguments = [part for argument in arguments for part in ("-a", argument)]
+    result = scrapy(
+        "parse", "--spider", "topic", *spider_arguments, f"{site_url}/sports/index.html"
+    )
+    assert result.returncode == 2
+    assert f"topicspider: error: {message}" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 from itemadapter import ItemAdapter
 from scrapy.commands.parse import Command as ScrapyParseCommand
 
+from topicspider.exceptions import TopicSpiderError
 from topicspider.pqueues import score_of
 
 if TYPE_CHECKING:
@@ -20,11 +22,26 @@ class Command(ScrapyParseCommand):
     them: ours opened the pages folder (by default the one a running crawl holds, which
     refused it) and MySQL. They are off here. An item's raw ``body`` is shown as its size:
     its bytes filled the screen before the relevance. Links are shown with their scores,
-    best first, the order the crawl would fetch them in."""
+    best first, the order the crawl would fetch them in. Its arguments are checked as the
+    crawl's are (the page given is the seed): a bad one is one line, not a traceback."""
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         super().process_options(args, opts)
         self.settings.set("ITEM_PIPELINES", {}, priority="cmdline")
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        if len(args) == 1 and opts.spider:
+            assert self.crawler_process
+            spidercls = self.crawler_process.spider_loader.load(opts.spider)
+            check = getattr(spidercls, "check_arguments", None)
+            try:
+                if check is not None:
+                    check(self.settings, **{"seeds": args[0], **opts.spargs})
+            except TopicSpiderError as error:
+                print(f"topicspider: error: {error}", file=sys.stderr)
+                self.exitcode = 2
+                return
+        super().run(args, opts)
 
     def print_items(self, lvl: int | None = None, colour: bool = True) -> None:
         for items in self.items.values():
