@@ -45,6 +45,14 @@ def test_bad_line_in_seed_file_names_it(tmp_path):
         load_seeds(str(path))
 
 
+def test_lines_are_numbered_as_an_editor_numbers_them(tmp_path):
+    """Before, a form feed (``pdftotext`` puts one before each page) ended a line too."""
+    path = tmp_path / "seeds.txt"
+    path.write_text("http://127.0.0.1/\n\x0c\nnot a url\n", "utf-8")
+    with pytest.raises(SeedError, match=f"{path}, line 3"):
+        load_seeds(str(path))
+
+
 @pytest.mark.parametrize(
     ("spec", "where"),
     [

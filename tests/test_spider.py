@@ -371,6 +371,10 @@ def test_ctrl_c_pauses_and_the_same_command_resumes(site, site_url, tmp_path, se
             ["-a", "seed=http://127.0.0.1:9/", "-a", "keywords=sports"],
             "unknown spider argument 'seed' (expected seeds, keywords, allow or deny)",
         ),
+        (  # before: Scrapy dropped it at INFO, and the crawl ended 'finished', fetching nothing
+            ["-a", f"seeds=http://127.0.0.1:9/{'a' * 2100}", "-a", "keywords=sports"],
+            "is 2119 characters long, over URLLENGTH_LIMIT (2083)",
+        ),
     ],
 )
 def test_bad_input_stops_before_any_request_with_one_message(arguments, message):

@@ -72,6 +72,7 @@ _GUESSED = 100
 # that is no GB or Big5, is UTF-8 with a part in another encoding: a sidebar or a footer
 # left in GBK.
 _MOSTLY_UTF8 = 3
+_LINE_END = re.compile(r"\r\n?|\n")
 # The bytes ``_read`` decodes at a time.
 _CHUNK = 1024
 
@@ -164,6 +165,13 @@ def to_text(body: bytes, encoding: str) -> str:
     """
     _, bom = read_bom(body)
     return to_unicode(body[len(bom or b"") :], encoding)
+
+
+def editor_lines(text: str) -> list[str]:
+    """The lines of a file a user wrote, as an editor numbers them: ``str.splitlines`` also
+    ends a line at a form feed (``pdftotext`` puts one before each page), U+2028, ...,
+    and the line an error names would be one further down."""
+    return _LINE_END.split(text)
 
 
 def undecoded(argument: str) -> bool:

@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from topicspider.charset import decode_text_file, undecoded
+from topicspider.charset import decode_text_file, editor_lines, undecoded
 from topicspider.exceptions import KeywordError
 from topicspider.text import normalize_term
 
@@ -26,8 +26,6 @@ if TYPE_CHECKING:
 __all__ = ["KeywordError", "KeywordVector", "load_keywords", "parse_inline", "parse_keyword_file"]
 
 _WEIGHT_AT_END = re.compile(r"^(?P<term>.+?)\s+(?P<weight>\S+)$")
-#: What ends a line for an editor; ``str.splitlines`` also splits at a form feed, U+2028, ...
-_LINE_END = re.compile(r"\r\n?|\n")
 #: Between inline terms, and between a term and its weight: the ASCII marks, or the
 #: full-width ones a Chinese input method types.
 _INLINE_SEPARATOR = re.compile("[,;\uff0c\uff1b\u3001]")
@@ -98,7 +96,7 @@ def parse_keyword_file(path: Traversable) -> KeywordVector:
         reason = "it has NUL bytes: UTF-16, or no text"
         raise KeywordError(f"{path}: keyword file is neither UTF-8 nor GBK ({reason})")
     weights: dict[str, float] = {}
-    for lineno, line in enumerate(_LINE_END.split(content), start=1):
+    for lineno, line in enumerate(editor_lines(content), start=1):
         line = line.split("#", 1)[0].strip()
         if not line:
             continue

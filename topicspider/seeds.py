@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 from w3lib.url import safe_url_string
 
-from topicspider.charset import decode_text_file, undecoded
+from topicspider.charset import decode_text_file, editor_lines, undecoded
 from topicspider.exceptions import SeedError
 
 __all__ = ["load_seeds"]
@@ -59,7 +59,7 @@ def load_seeds(spec: str | None) -> list[str]:
             raise SeedError(f"{spec}: cannot read seed file: {exc}") from None
         seeds = [
             _check(url, f"{path}, line {lineno}")
-            for lineno, line in enumerate(content.splitlines(), start=1)
+            for lineno, line in enumerate(editor_lines(content), start=1)
             if (url := line.split("#", 1)[0].strip())
         ]
         if not seeds:

@@ -21,7 +21,7 @@ from topicspider.barren import BarrenTemplate
 from topicspider.canonical import FetchedElsewhere, KnownCanonicals, link_header_canonicals
 from topicspider.charset import detect_encoding
 from topicspider.dupefilters import DUPEFILTERS
-from topicspider.exceptions import ArgumentError, ConfigError
+from topicspider.exceptions import ArgumentError, ConfigError, SeedError
 from topicspider.hostcap import HostFull
 from topicspider.importance import Opic
 from topicspider.items import PageItem
@@ -120,6 +120,17 @@ def _skip_reason(response: Any) -> str | None:
     return None
 
 
+def _check_lengths(seeds: list[str], limit: int) -> None:
+    """A seed longer than ``URLLENGTH_LIMIT`` would be dropped by Scrapy's middleware in a
+    line at INFO, the crawl ending "finished" with nothing fetched."""
+    for seed in seeds:
+        if limit > 0 and len(seed) > limit:
+            raise SeedError(
+                f"seed {seed[:60]!r}… is {len(seed)} characters long, over URLLENGTH_LIMIT"
+                f" ({limit})"
+            )
+
+
 def _check_regex(name: str, pattern: str | None) -> None:
     """``allow`` and ``deny`` must compile before the crawl starts: each analysis worker
     compiles them, and died on one that did not, with a traceback, the crawl going on."""
@@ -192,7 +203,7 @@ class TopicSpider(Spider):
             )
         check_types(settings)
         if seeds or not settings.get("REDIS_URL"):
-            load_seeds(seeds)
+            _check_lengths(load_seeds(seeds), settings.getint("URLLENGTH_LIMIT"))
         vector = load_keywords(keywords or "")
         _check_regex("allow", allow)
         _check_regex("deny", deny)
