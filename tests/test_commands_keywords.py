@@ -242,6 +242,10 @@ def closed_port() -> int:
         ),
         (lambda tmp, url: [f"{url}/sports/index.html", "--top", "0"], "--top must be at least 1"),
         (lambda tmp, url: [], "give at least one SOURCE"),
+        (  # before: the same line, without why
+            lambda tmp, url: ["--background", tmp / "nopages", f"{url}/sports/index.html"],
+            "give at least one SOURCE: a URL, an HTML file or a folder before --background",
+        ),
     ],
 )
 def test_bad_sources_give_one_clear_message_and_status_2(site_url, tmp_path, make_args, message):

@@ -88,6 +88,16 @@ def test_a_file_with_nul_bytes_is_refused_in_one_short_line(tmp_path, data):
     )
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+def test_a_keyword_file_with_a_utf16_or_utf32_byte_order_mark_is_read(tmp_path, encoding):
+    """Notepad's "Unicode" (UTF-16 with its byte order mark): before, "neither UTF-8 nor
+    GBK (invalid start byte)"."""
+    path = tmp_path / "unicode.txt"
+    mark = "\ufeff" if encoding.endswith("be") else ""  # "utf-16" and "utf-32" write theirs
+    path.write_bytes(f"{mark}# 体育\r\n足球 3\r\n比赛 2\r\n".encode(encoding))
+    assert parse_keyword_file(path).weights == {"足球": 3.0, "比赛": 2.0}
+
+
 def test_a_keyword_file_saved_as_gbk_is_read(tmp_path):
     """As Notepad on Chinese Windows saves it; the shipped files are UTF-8."""
     gbk = tmp_path / "gbk.txt"

@@ -187,7 +187,11 @@ def decode_text_file(data: bytes) -> str:
     save by default. Anything else raises ``UnicodeDecodeError`` rather than being guessed at:
     a misread keyword would change the topic without a word. So does a file of both, a GBK
     one with a line added in a UTF-8 editor or terminal, whose UTF-8 lines read as GBK into
-    other hanzi (足球 as 瓒崇悆)."""
+    other hanzi (足球 as 瓒崇悆). UTF-16 and UTF-32 are read by their byte order mark, which
+    Notepad's "Unicode" writes."""
+    bom_encoding, bom = read_bom(data)
+    if bom_encoding and bom_encoding.startswith(("utf-16", "utf-32")):
+        return data[len(bom) :].decode(bom_encoding)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -336,7 +336,10 @@ class Command(ScrapyCommand):
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if not args:
-            raise UsageError("give at least one SOURCE: a URL, an HTML file or a folder")
+            after = " before --background, which takes every source after it" * bool(
+                opts.background
+            )
+            raise UsageError(f"give at least one SOURCE: a URL, an HTML file or a folder{after}")
         if options := [arg for arg in args if arg.startswith("-")]:
             raise UsageError(f"unknown option {options[0]}")
         if opts.top < 1:
