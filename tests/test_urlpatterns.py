@@ -54,6 +54,35 @@ def test_other_query_values_are_no_noise(url):
 
 
 @pytest.mark.parametrize(
+    "url",
+    [
+        "http://a.cn/gb/news_print.jsp?id=2016",
+        "http://a.cn/article_print.php?id=7",
+        "http://a.cn/print_article.asp?ArticleID=7",
+        "http://a.cn/news/PrintPage.aspx?id=7",
+        "http://a.cn/news-print.do;jsessionid=0AF3?id=7",
+    ],
+)
+def test_print_scripts_named_with_another_word(url):
+    """Before, only a script named ``print`` itself was a print view: on a JSP portal in GBK
+    every article of the sports channel was stored twice, once as ``news_print.jsp?id=``."""
+    assert is_noise(url)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://a.cn/print_media.html",  # a page about print media
+        "http://a.cn/blueprint.php?id=3",
+        "http://a.cn/sprint_news.php?id=3",
+        "http://a.cn/3d-print/",
+    ],
+)
+def test_pages_about_printing_are_no_print_views(url):
+    assert not is_noise(url)
+
+
+@pytest.mark.parametrize(
     ("url", "expected"),
     [
         (

@@ -38,6 +38,12 @@ _NOISE_PATH = re.compile(
     r"/(?:print|printable|calendar|cal|share|login|logout|signin|register)(?:/|\.|$)",
     re.IGNORECASE,
 )
+# A script named for its print view, a word joined to ``print``: ``news_print.jsp?id=``,
+# ``print_article.php?id=``, ``printpage.asp?id=``. Only scripts: ``print_media.html`` is a page.
+_PRINT_SCRIPT = re.compile(
+    r"/(?:\w+[_-])?print(?:page|view|able)?(?:[_-]\w+)?\.(?:php\d?|jspx?|aspx?|do|action|cgi|pl)(?:;|$)",
+    re.IGNORECASE,
+)
 
 
 # Query keys that name a session (Java, PHP, ASP, ColdFusion) or a click's source (Google
@@ -126,11 +132,13 @@ def is_noise(url: str) -> bool:
     True
     >>> is_noise("http://a.cn/forum.php?mod=viewthread&action=printable&tid=5")
     True
+    >>> is_noise("http://a.cn/gb/news_print.jsp?id=2016")
+    True
     >>> is_noise("http://a.cn/news/123.html?page=2")
     False
     """
     parts = urlsplit(url)
-    if _NOISE_PATH.search(parts.path):
+    if _NOISE_PATH.search(parts.path) or _PRINT_SCRIPT.search(parts.path):
         return True
     query = [(key.lower(), value) for key, value in parse_qsl(parts.query, keep_blank_values=True)]
     keys = {key for key, _ in query}
