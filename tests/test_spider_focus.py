@@ -548,3 +548,58 @@ def test_a_page_that_redirects_to_itself_with_a_session_id_is_fetched_under_it_o
     news = [f"{session_site}/news.jsp?id={n}" for n in range(1, 5)]
     pages = [f"{session_site}/index.jsp", *news, f"{session_site}/portal.jsp"]
     assert sorted(row["url"] for row in stored) == pages
+
+
+TEAMS = ("红星", "海港", "泰山", "国安", "蓉城", "申花", "津门虎", "亚泰")
+
+
+class EndlessListSite(Handler):
+    """A football list of two pages whose CMS serves its last page again for any page
+    number past it, each with links to the next five; and a home page with other news."""
+
+    def do_GET(self) -> None:
+        parts = urlsplit(self.path)
+        if parts.path == "/robots.txt":
+            self.send(b"User-agent: *\nAllow: /\n", "text/plain")
+        elif parts.path == "/index.html":
+            news = "".join(f'<li><a href="/news/{n}.html">新闻{n}</a></li>' for n in range(1, 41))
+            body = f'{ARTICLE}<p><a href="/list.jsp">足球新闻</a></p><ul>{news}</ul>'
+            self.send(page("足球", body).encode())
+        elif parts.path == "/list.jsp":
+            number = int(parse_qs(parts.query).get("page", ["1"])[0])
+            shown = min(number, 2)  # past the last page, the last page again
+            items = "".join(
+                f"<li>{home}对{away}的足球比赛：{home}主场取胜，联赛积分升至第{shown}位</li>"
+                for home, away in itertools.permutations(TEAMS[shown * 4 - 4 : shown * 4], 2)
+            )
+            pager = "".join(
+                f'<a href="/list.jsp?page={n}">{n}</a> ' for n in range(number + 1, number + 6)
+            )
+            self.send(page("足球新闻", f"<ul>{items}</ul><p>{pager}</p>").encode())
+        elif parts.path.startswith("/news/"):
+            number = parts.path.removeprefix("/news/").removesuffix(".html")
+            text = f"<p>本市第{number}号新闻：天气晴朗，道路畅通，市场供应充足。</p>"
+            self.send(page(f"新闻{number}", text).encode())
+        else:
+            self.send(b"not found", "text/plain", 404)
+
+
+@pytest.fixture(scope="module")
+def endless_list_site():
+    with serving(EndlessListSite) as url:
+        yield url
+
+
+def test_a_list_served_again_past_its_last_page_is_not_followed_far(endless_list_site, tmp_path):
+    """Each page past the end is a near-duplicate of the last one: before, the duplicates
+    counted as on topic for the list's URL template and passed their relevance on to the
+    next page numbers: 36 pages past the end of 40 fetched, one of the home page's news."""
+    result = crawl(f"{endless_list_site}/index.html", tmp_path, "CLOSESPIDER_PAGECOUNT=40")
+    numbers = [
+        int(parse_qs(urlsplit(row["url"]).query).get("page", ["1"])[0])
+        for row in read_jsonl(tmp_path / "f.jsonl")
+        if "/list.jsp" in row["url"]
+    ]
+    assert len([number for number in numbers if number > 2]) <= 10
+    assert len([path for path in result.fetched if path.startswith("/news/")]) >= 20
+    assert result.stored.count("/list.jsp") == 2  # its two pages

@@ -467,11 +467,11 @@ class TopicSpider(Spider):
         return _handed_over(response.request, list(self._judge(response, page)))
 
     def _accepted(
-        self, response: TextResponse, page: PageAnalysis, depth: int
+        self, response: TextResponse, page: PageAnalysis, depth: int, duplicate: bool
     ) -> Iterator[PageItem]:
         """The page's item, unless a near-duplicate of it is stored already."""
         self.crawler.stats.inc_value("topic/accepted")
-        if self._is_duplicate(page.fingerprint):
+        if duplicate:
             self.crawler.stats.inc_value("topic/duplicate")
             return
         parent = response.meta.get(PARENT_KEY)
@@ -504,9 +504,15 @@ class TopicSpider(Spider):
         )
         robots = self._robots(response, page)
         accepted = relevant and not hub and NOINDEX not in robots
-        self.strategy.learn(tuple(response.meta.get(FEATURES_KEY, ())), page.relevance)
-        self.patterns.record(page.template, relevant)
-        self.siblings.record(response.meta.get(PARENT_KEY), relevant)
+        # A near-duplicate of a stored page (a list's last page, served again for any page
+        # number past it) says nothing the stored page did not: the crawl learns from it and
+        # follows its links as an off-topic page's, or it would go down such a list forever.
+        duplicate = accepted and self._is_duplicate(page.fingerprint)
+        novel = relevant and not duplicate
+        gain = 0.0 if duplicate else page.relevance
+        self.strategy.learn(tuple(response.meta.get(FEATURES_KEY, ())), gain)
+        self.patterns.record(page.template, novel)
+        self.siblings.record(response.meta.get(PARENT_KEY), novel)
         if page.canonical:
             self.canonicals.add(page.canonical)
         self.crawler.signals.send_catch_log(
@@ -519,20 +525,20 @@ class TopicSpider(Spider):
             threshold=round(threshold, 6),
         )
         if accepted:
-            yield from self._accepted(response, page, depth)
+            yield from self._accepted(response, page, depth, duplicate)
         else:
             stats.inc_value("topic/dropped")
         if hub:
             stats.inc_value("topic/hub")
         for directive in robots:
             stats.inc_value(f"topic/robots/{directive}")
-        tunnel = 0 if relevant else response.meta.get(TUNNEL_KEY, 0) + 1
+        tunnel = 0 if novel else response.meta.get(TUNNEL_KEY, 0) + 1
         closed = tunnel > self.tunnel_depth
         if closed:
             stats.inc_value("topic/tunnel_closed")
         if page.truncated:
             stats.inc_value("topic/links_truncated")
-        lineage = max(page.relevance, self.parent_decay * response.meta.get(LINEAGE_KEY, 0.0))
+        lineage = max(gain, self.parent_decay * response.meta.get(LINEAGE_KEY, 0.0))
         scored = [] if NOFOLLOW in robots else self._score_links(response.url, page, depth, lineage)
         links = [
             (score, features, link, not closed or link.anchor > 0)
