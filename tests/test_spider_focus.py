@@ -592,14 +592,14 @@ def endless_list_site():
 
 def test_a_list_served_again_past_its_last_page_is_not_followed_far(endless_list_site, tmp_path):
     """Each page past the end is a near-duplicate of the last one: before, the duplicates
-    counted as on topic for the list's URL template and passed their relevance on to the
-    next page numbers: 36 pages past the end of 40 fetched, one of the home page's news."""
+    counted as on topic for the list's URL template and raised the mix's pattern weight:
+    35 pages past the end of 40 fetched, one of the home page's news."""
     result = crawl(f"{endless_list_site}/index.html", tmp_path, "CLOSESPIDER_PAGECOUNT=40")
-    numbers = [
-        int(parse_qs(urlsplit(row["url"]).query).get("page", ["1"])[0])
-        for row in read_jsonl(tmp_path / "f.jsonl")
-        if "/list.jsp" in row["url"]
-    ]
+    lists = [row for row in read_jsonl(tmp_path / "f.jsonl") if "/list.jsp" in row["url"]]
+    numbers = [int(parse_qs(urlsplit(row["url"]).query).get("page", ["1"])[0]) for row in lists]
     assert len([number for number in numbers if number > 2]) <= 10
+    assert [row["duplicate"] for row in lists if row["accepted"]] == [False, False] + [True] * (
+        len([row for row in lists if row["accepted"]]) - 2
+    )
     assert len([path for path in result.fetched if path.startswith("/news/")]) >= 20
     assert result.stored.count("/list.jsp") == 2  # its two pages

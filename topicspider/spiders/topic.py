@@ -505,14 +505,14 @@ class TopicSpider(Spider):
         robots = self._robots(response, page)
         accepted = relevant and not hub and NOINDEX not in robots
         # A near-duplicate of a stored page (a list's last page, served again for any page
-        # number past it) says nothing the stored page did not: the crawl learns from it and
-        # follows its links as an off-topic page's, or it would go down such a list forever.
+        # number past it) says nothing the stored page did not: its URL template and the
+        # link-score mix learn from it as from an off-topic page, or each copy would raise
+        # the links to the next and the crawl go down such a list forever.
         duplicate = accepted and self._is_duplicate(page.fingerprint)
-        novel = relevant and not duplicate
         gain = 0.0 if duplicate else page.relevance
         self.strategy.learn(tuple(response.meta.get(FEATURES_KEY, ())), gain)
-        self.patterns.record(page.template, novel)
-        self.siblings.record(response.meta.get(PARENT_KEY), novel)
+        self.patterns.record(page.template, relevant and not duplicate)
+        self.siblings.record(response.meta.get(PARENT_KEY), relevant)
         if page.canonical:
             self.canonicals.add(page.canonical)
         self.crawler.signals.send_catch_log(
@@ -520,6 +520,7 @@ class TopicSpider(Spider):
             url=response.url,
             relevance=round(page.relevance, 6),
             accepted=accepted,
+            duplicate=duplicate,
             depth=depth,
             score=score if math.isfinite(score := response.meta.get(SCORE_KEY, 0.0)) else None,
             threshold=round(threshold, 6),
@@ -532,13 +533,13 @@ class TopicSpider(Spider):
             stats.inc_value("topic/hub")
         for directive in robots:
             stats.inc_value(f"topic/robots/{directive}")
-        tunnel = 0 if novel else response.meta.get(TUNNEL_KEY, 0) + 1
+        tunnel = 0 if relevant else response.meta.get(TUNNEL_KEY, 0) + 1
         closed = tunnel > self.tunnel_depth
         if closed:
             stats.inc_value("topic/tunnel_closed")
         if page.truncated:
             stats.inc_value("topic/links_truncated")
-        lineage = max(gain, self.parent_decay * response.meta.get(LINEAGE_KEY, 0.0))
+        lineage = max(page.relevance, self.parent_decay * response.meta.get(LINEAGE_KEY, 0.0))
         scored = [] if NOFOLLOW in robots else self._score_links(response.url, page, depth, lineage)
         links = [
             (score, features, link, not closed or link.anchor > 0)
