@@ -125,11 +125,7 @@ def evaluate(
     pages = crawl(base, labels["seed"], keywords, strategy, budget, settings)
     hits = [urlsplit(page["url"]).path in on_topic_paths for page in pages]
     curve = harvest_curve(hits)
-    stored = [
-        hit
-        for page, hit in zip(pages, hits, strict=True)
-        if page["accepted"] and not page.get("duplicate")
-    ]
+    stored = [hit for page, hit in zip(pages, hits, strict=True) if page["accepted"]]
     return Result(
         site=site,
         topic=topic,
