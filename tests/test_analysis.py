@@ -183,6 +183,79 @@ def test_same_text_same_fingerprint_and_off_when_asked():
     assert analyze(PAGE, fingerprints=False).fingerprint == 0
 
 
+#: Two stories, and the headlines of other stories that portals set around a story.
+STORY = (
+    "山东泰山在中超第二十六轮比赛中以三比一战胜上海海港，克雷桑梅开二度。",
+    "赛后山东泰山主教练表示，球队下半场的进攻更加坚决，克雷桑的进球改变了比赛走势。",
+    "本场比赛上海海港控球率达到百分之六十，但射门转化率不高，只有一次打门命中目标。",
+    "积分榜上，山东泰山以五十二分排名第三，与领头羊的差距缩小到四分。",
+)
+OTHER_STORY = (
+    "北京国安客场与成都蓉城战成二比二平，张玉宁在补时阶段头球扳平比分。",
+    "成都蓉城上半场凭借两次定位球取得领先，北京国安在下半场加强了边路进攻。",
+    "国安主教练赛后说，球员们在落后的情况下没有放弃，这场平局来之不易。",
+    "此役过后，成都蓉城仍然排在积分榜第四位，北京国安升至第五位。",
+)
+SPORTS_HEADLINES = [
+    f"{team}{event}"
+    for team in ("武汉三镇", "浙江队", "天津津门虎", "河南队", "长春亚泰")
+    for event in ("主场取胜", "宣布新帅人选", "门将伤愈复出")
+]
+NEWS_HEADLINES = [
+    f"{city}{event}"
+    for city in ("北京", "上海", "广州", "深圳", "杭州")
+    for event in ("地铁新线开通运营", "发布寒潮预警", "新建公园正式开放")
+]
+
+
+def story_page(title: str, paragraphs: tuple[str, ...], channel: str, headlines: list[str]) -> str:
+    """A story as a portal's article template shows it: breadcrumb, byline, the text, tags,
+    related stories of its channel, and the site's hot list."""
+    links = [f'<li><a href="/{n}.shtml">{text}</a></li>' for n, text in enumerate(headlines)]
+    return (
+        f"<html><head><title>{title}</title></head><body>"
+        f'<div class="crumb"><a href="/">首页</a> &gt; <a href="/{channel}/">{channel}</a>'
+        f' &gt; 正文</div><div class="main"><h1>{title}</h1><div class="info">2026-11-20</div>'
+        + "".join(f"<p>{text}</p>" for text in paragraphs)
+        + '<div class="tags">标签：<a href="/tag/1.html">足球</a> '
+        f'<a href="/tag/2.html">{channel}</a></div>'
+        f'<div class="related"><h3>相关新闻</h3><ul>{"".join(links[:5])}</ul></div></div>'
+        f'<div class="side"><h3>热点新闻</h3><ol>{"".join(links[5:15])}</ol></div></body></html>'
+    )
+
+
+def test_a_story_republished_in_other_surroundings_is_a_near_duplicate():
+    """Portals republish a story in another channel, or syndicate it to another of their
+    sites: the text is the same, the related stories, hot list, tags and breadcrumb around
+    it are not. Its fingerprint leaves out those lists of links to other pages; another
+    story in the same surroundings stays apart."""
+    shared = analyzer()
+
+    def fingerprint(path: str, html: str) -> int:
+        return shared.analyze(f"http://127.0.0.1{path}", html.encode(), "text/html").fingerprint
+
+    title = "山东泰山3比1胜上海海港"
+    sports = fingerprint("/sports/1.shtml", story_page(title, STORY, "体育", SPORTS_HEADLINES))
+    news = fingerprint("/news/1.shtml", story_page(title, STORY, "新闻", NEWS_HEADLINES))
+    other = fingerprint(
+        "/sports/2.shtml",
+        story_page("北京国安2比2平成都蓉城", OTHER_STORY, "体育", SPORTS_HEADLINES),
+    )
+    assert (sports ^ news).bit_count() <= 3
+    assert (sports ^ other).bit_count() > 3
+    # A list's links are what it says: two lists in one template stay apart.
+    lists = [
+        fingerprint(
+            f"/{n}/",
+            "<h2>列表</h2><ul>"
+            + "".join(f"<li><a href='/{h}'>{h}</a></li>" for h in heads)
+            + "</ul>",
+        )
+        for n, heads in enumerate((SPORTS_HEADLINES, NEWS_HEADLINES))
+    ]
+    assert (lists[0] ^ lists[1]).bit_count() > 3
+
+
 def test_an_analysis_crosses_process_boundaries():
     page = analyze(PAGE)
     assert pickle.loads(pickle.dumps(page)) == page

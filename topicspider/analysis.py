@@ -28,7 +28,7 @@ from topicspider.keywords import KeywordVector
 from topicspider.relevance import Relevance, link_text
 from topicspider.robotsmeta import meta_directives
 from topicspider.simhash import simhash
-from topicspider.text import RegionMemory, extract_page, parse_html, tokenize, url_words
+from topicspider.text import PageText, RegionMemory, extract_page, parse_html, tokenize, url_words
 from topicspider.urlpatterns import is_noise, template, without_session
 
 __all__ = ["Analyzer", "PageAnalysis", "ScoredLink", "on_sites"]
@@ -70,7 +70,8 @@ class PageAnalysis:
     relevance: float
     #: The page URL's template.
     template: str
-    #: SimHash of the page's tokens (0 when near-duplicate detection is off).
+    #: SimHash of the tokens of the page's main text (0 when near-duplicate detection is
+    #: off; see :class:`~topicspider.text.PageText`).
     fingerprint: int
     #: On-site links in page order, at most ``max_links`` of them.
     links: list[ScoredLink]
@@ -211,7 +212,7 @@ class Analyzer:
             text=page.body,
             relevance=self.relevance.page(page.title, tokens),
             template=template(url),
-            fingerprint=simhash(tokens) if self.fingerprints else 0,
+            fingerprint=self._fingerprint(page, tokens) if self.fingerprints else 0,
             links=links,
             truncated=truncated,
             link_share=page.link_share,
@@ -219,6 +220,10 @@ class Analyzer:
             robots=meta_directives(root, self.robots_agents),
             canonical=self._canonical(root, base_url, url, charset, header_canonicals),
         )
+
+    @staticmethod
+    def _fingerprint(page: PageText, tokens: list[str]) -> int:
+        return simhash(tokens if page.main == page.body else tokenize(page.main))
 
     def _canonical(
         self, root: Any, base_url: str, url: str, charset: str, header_canonicals: tuple[str, ...]

@@ -201,6 +201,8 @@ class PageText:
     links: dict[str, LinkContext]
     #: The share of the body's text that is link text: near 1 on tables of contents.
     link_share: float = 0.0
+    #: What a copy of the page in other surroundings keeps (see :func:`extract_page`).
+    main: str = ""
 
 
 #: Words in -s that are not plurals and whose s-less form is another word.
@@ -537,12 +539,14 @@ class _Found(NamedTuple):
 
 class _LinkBlocks:
     """Per block, the links in it that the reader sees (not frames): their characters,
-    their number, and of those to other pages how many, with the sum of their hashes."""
+    their number, and of those to other pages how many, their characters and the sum of
+    their hashes."""
 
     def __init__(self) -> None:
         self.chars: Counter[etree._Element] = Counter()
         self.counts: Counter[etree._Element] = Counter()
         self.away: Counter[etree._Element] = Counter()
+        self.away_chars: Counter[etree._Element] = Counter()
         self.away_sum: Counter[etree._Element] = Counter()
 
     def add(self, block: etree._Element, visible: str, found: _Found, away: bool) -> None:
@@ -550,6 +554,7 @@ class _LinkBlocks:
         self.counts[block] += 1
         if away:
             self.away[block] += 1
+            self.away_chars[block] += len(visible)
             self.away_sum[block] += hash((found.url, found.text))
 
 
@@ -561,11 +566,11 @@ def _links(
     context_chars: int,
     noise_ratio: float,
     memory: SeenRegions | None,
-) -> tuple[list[LinkContext], set[etree._Element], int]:
+) -> tuple[list[LinkContext], set[etree._Element], set[etree._Element], int]:
     """Every link with its context; the regions every page of the site repeats, menus
     (blocks of short links and little else), sidebar tables of contents and, with a
-    ``memory``, link regions another page had too; and how many characters of link text
-    lie outside them."""
+    ``memory``, link regions another page had too; the blocks that are mostly links to
+    other pages; and how many characters of link text lie outside the repeated regions."""
     text_of = _VisibleText(root)
     found, blocks, urls = _find_links(root, base_url, encoding, text_of)
     own_url = link_url(page_url, page_url, encoding) or page_url
@@ -573,6 +578,7 @@ def _links(
     links: list[LinkContext] = []
     menus: set[etree._Element] = set()
     navigation: set[etree._Element] = set()
+    listings: set[etree._Element] = set()
     block_texts: dict[etree._Element, str] = {}
     for link in found:
         block = link.block
@@ -583,6 +589,10 @@ def _links(
         # site goes, not what this link is about.
         if blocks.chars[block] > noise_ratio * len(block_text):
             navigation.add(block)
+            # Mostly links to other pages (related stories, a hot list), unless in the
+            # content the page marks as its own (a chapter's table of contents).
+            if blocks.away_chars[block] > noise_ratio * len(block_text) and not _IN_CONTENT(block):
+                listings.add(block)
             # Links right in the body (an old list page's, one a line) make no menu: left
             # out, the body would take the whole page with it.
             short = blocks.chars[block] <= MENU_ANCHOR_CHARS * blocks.counts[block]
@@ -600,7 +610,7 @@ def _links(
         site_wide |= _repeated(navigation, blocks.away, blocks.away_sum, memory)
     inside = {node for region in site_wide for node in region.iter()}
     outside = sum(chars for block, chars in blocks.chars.items() if block not in inside)
-    return links, site_wide, outside
+    return links, site_wide, listings, outside
 
 
 def _find_links(
@@ -728,10 +738,15 @@ def extract_page(
     """Title, visible body text (capped) and every link, in page order, keyed by its URL
     (see :func:`link_url`; ``encoding`` is the page's; ``page_url`` its address, if a
     ``<base href>`` made ``base_url`` another). With a ``memory``, link regions another
-    page had too are left out of the text (see :class:`RegionMemory`)."""
+    page had too are left out of the text (see :class:`RegionMemory`).
+
+    ``main`` is the body text without the blocks that are mostly links to other pages
+    (related stories, a hot list, tags, a breadcrumb): a story republished in another
+    channel or another site keeps its text and loses these. When they are most of the
+    body, they are what the page says (a list), and ``main`` is the whole body text."""
     title = _SPACES.sub(" ", root.findtext(".//title") or "").strip()
     links: dict[str, LinkContext] = {}
-    found, site_wide, link_chars = _links(
+    found, site_wide, listings, link_chars = _links(
         root, base_url, page_url or base_url, encoding, context_chars, noise_ratio, memory
     )
     for link in found:
@@ -754,8 +769,11 @@ def extract_page(
             )
     bodies = root.xpath("//body")
     body = _content_text(bodies[0] if bodies else root, site_wide)
+    main = _content_text(bodies[0] if bodies else root, site_wide | listings) if listings else body
+    if 2 * len(main) < len(body):
+        main = body
     link_share = min(1.0, link_chars / len(body)) if body else 0.0
-    return PageText(title, body[:max_chars], links, link_share)
+    return PageText(title, body[:max_chars], links, link_share, main[:max_chars])
 
 
 def _content_text(element: etree._Element, skip: set[etree._Element]) -> str:
