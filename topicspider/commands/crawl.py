@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydispatch import dispatcher
 from scrapy import signals
@@ -18,6 +18,9 @@ from topicspider.spiders.topic import SEEDS_FAILED_REASON
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
+
+    from scrapy.commands import ScrapyCommand
 
 logger = logging.getLogger(__name__)
 
@@ -51,22 +54,10 @@ class Command(ScrapyCrawlCommand):
     cron job can tell it from a crawl that ended well."""
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        if len(args) == 1:
-            assert self.crawler_process
-            spidercls = self.crawler_process.spider_loader.load(args[0])
-            check = getattr(spidercls, "check_arguments", None)
-            try:
-                if check is not None:
-                    check(self.settings, **opts.spargs)
-                files.check_job(self.settings, opts.spargs)
-                if self.settings.get("MYSQL_URL"):
-                    mysql.check_settings(self.settings)
-            except TopicSpiderError as error:
-                print(f"topicspider: error: {error}", file=sys.stderr)
-                if self.settings.get("LOG_FILE"):
-                    logger.error("topicspider: error: %s", error)
-                self.exitcode = 2
-                return
+        if len(args) == 1 and refuses_arguments(
+            self, args[0], opts.spargs, lambda: self._check_storage(opts.spargs)
+        ):
+            return
         reasons: list[str] = []
 
         def closed(reason: str) -> None:
@@ -80,3 +71,34 @@ class Command(ScrapyCrawlCommand):
             dispatcher.disconnect(closed, signal=signals.spider_closed)
         if FAILED.intersection(reasons) and not self.exitcode:
             self.exitcode = 1
+
+    def _check_storage(self, arguments: dict[str, Any]) -> None:
+        files.check_job(self.settings, arguments)
+        if self.settings.get("MYSQL_URL"):
+            mysql.check_settings(self.settings)
+
+
+def refuses_arguments(
+    command: ScrapyCommand,
+    spider: str,
+    arguments: dict[str, Any],
+    *checks: Callable[[], None],
+) -> bool:
+    """Run the spider's ``check_arguments(settings, **arguments)``, if it has one, then
+    ``checks``; on a ``TopicSpiderError``, say it in one line (also in ``LOG_FILE``), set
+    the exit status to 2 and return True."""
+    assert command.crawler_process
+    assert command.settings is not None
+    check = getattr(command.crawler_process.spider_loader.load(spider), "check_arguments", None)
+    try:
+        if check is not None:
+            check(command.settings, **arguments)
+        for more in checks:
+            more()
+    except TopicSpiderError as error:
+        print(f"topicspider: error: {error}", file=sys.stderr)
+        if command.settings.get("LOG_FILE"):
+            logger.error("topicspider: error: %s", error)
+        command.exitcode = 2
+        return True
+    return False

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING
 
 from itemadapter import ItemAdapter
 from scrapy.commands.parse import Command as ScrapyParseCommand
 
-from topicspider.exceptions import TopicSpiderError
+from topicspider.commands.crawl import refuses_arguments
 from topicspider.pqueues import score_of
 
 if TYPE_CHECKING:
@@ -31,15 +30,8 @@ class Command(ScrapyParseCommand):
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if len(args) == 1 and opts.spider:
-            assert self.crawler_process
-            spidercls = self.crawler_process.spider_loader.load(opts.spider)
-            check = getattr(spidercls, "check_arguments", None)
-            try:
-                if check is not None:
-                    check(self.settings, **{"seeds": args[0], **opts.spargs})
-            except TopicSpiderError as error:
-                print(f"topicspider: error: {error}", file=sys.stderr)
-                self.exitcode = 2
+            arguments = {"seeds": args[0], **opts.spargs}
+            if refuses_arguments(self, opts.spider, arguments):
                 return
         super().run(args, opts)
 
