@@ -12,6 +12,7 @@ from scrapy.settings import default_settings as scrapy_defaults
 
 from topicspider import settings as defaults
 from topicspider.exceptions import ConfigError
+from topicspider.simhash import MAX_DISTANCE
 
 __all__ = ["check_types"]
 
@@ -49,7 +50,7 @@ _LEAST = {
     "TOPIC_SLOTS": 1,
     "TOPIC_PARTITIONS": 1,
 }
-_MOST = {"TOPIC_DUPLICATE_DISTANCE": 15}  # SimHashIndex's: 16 blocks of a 64-bit hash
+_MOST = {"TOPIC_DUPLICATE_DISTANCE": MAX_DISTANCE}
 
 #: Scrapy reads some settings whose default is a whole number as a number
 #: (``DOWNLOAD_DELAY``, ``DOWNLOAD_TIMEOUT``) or a truth value (``TELNETCONSOLE_ENABLED``).

@@ -20,6 +20,9 @@ import numpy as np
 __all__ = ["SimHashIndex", "simhash"]
 
 BITS = 64
+#: The most bits a near-duplicate may differ by: the index splits a fingerprint into
+#: distance + 1 blocks, which must stay at least 4 bits wide.
+MAX_DISTANCE = 15
 _MASK = (1 << BITS) - 1
 
 
@@ -44,8 +47,8 @@ class SimHashIndex:
     """Fingerprints seen so far, searchable for any within ``distance`` bits."""
 
     def __init__(self, distance: int = 3, fingerprints: Iterable[int] = ()) -> None:
-        if not 0 <= distance < 16:
-            raise ValueError(f"distance must be within [0, 15], got {distance}")
+        if not 0 <= distance <= MAX_DISTANCE:
+            raise ValueError(f"distance must be within [0, {MAX_DISTANCE}], got {distance}")
         self.distance = distance
         blocks = distance + 1
         edges = [BITS * i // blocks for i in range(blocks + 1)]
