@@ -1,5 +1,7 @@
 from urllib.parse import urljoin
 
+import pytest
+
 from topicspider.charset import decode
 from topicspider.text import (
     PageText,
@@ -389,6 +391,34 @@ def test_a_link_region_another_page_had_is_not_the_pages_text():
     assert "http://127.0.0.1/book/ch39.html" in second.links
     alone = extract_page(parse_html(_texinfo_page("<p>变量默认不可变。</p>", 40)), "http://h/")
     assert "消息传递" in alone.body  # without a memory, nothing is left out
+
+
+@pytest.mark.parametrize("marked", [True, False])
+def test_a_chapter_whose_contents_the_site_contents_had_keeps_its_own_text(marked):
+    """Sphinx's ``contents.html`` nests every chapter's table of contents in one list; the
+    chapter page splits its own in two around a paragraph, so the smallest region holding
+    the same links is the chapter's whole section. In the page's marked content (Sphinx's
+    ``role="main"``) the entries are the chapter's too."""
+    entries = _chapters(40)
+    site_contents = (
+        f'<html><body><div class="body"><ul><li><a href="/book/ch.html">并发执行</a>'
+        f"<ul>{entries}</ul></li></ul></div></body></html>"
+    )
+    half = entries.index("<li", len(entries) // 2)
+    role = ' role="main"' if marked else ""
+    chapter = (
+        f'<html><body><div class="body"{role}><section><h1>并发执行</h1>'
+        "<p>本章介绍的模块支持代码的并发执行，适用哪一种取决于任务是计算密集还是输入输出密集。</p>"
+        f"<ul>{entries[:half]}</ul><p>下面是上述服务的支持模块：</p>"
+        f"<ul>{entries[half:]}</ul></section></div></body></html>"
+    )
+    memory = RegionMemory()
+    extract_page(parse_html(site_contents), "http://127.0.0.1/book/contents.html", memory=memory)
+    page = extract_page(parse_html(chapter), "http://127.0.0.1/book/ch.html", memory=memory)
+    assert "取决于任务是计算密集" in page.body
+    assert "上述服务的支持模块" in page.body
+    assert ("消息传递" in page.body) is marked
+    assert "http://127.0.0.1/book/ch39.html" in page.links
 
 
 def test_short_or_different_link_regions_stay_and_a_full_memory_still_knows_its_regions():

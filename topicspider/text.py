@@ -108,6 +108,7 @@ ENDLESS_NESTING = 100
 REMEMBERED_REGIONS = 100_000
 _ROLE_REGIONS = etree.XPath("//div[@role='navigation' or @role='complementary']")
 _IN_CONTENT = etree.XPath("ancestor::main | ancestor::article | ancestor::*[@role='main']")
+_CONTENT = etree.XPath("//main | //article | //*[@role='main']")
 _AWAY_LINKS = etree.XPath("count(.//a[@href and not(starts-with(normalize-space(@href), '#'))])")
 #: A language code in an address: a path segment (``/en/``, ``/zh-cn/``), an extension
 #: (``guide.zh.html``, Apache's ``guide.html.de``) or a query parameter (``?lang=fr``). The
@@ -607,7 +608,7 @@ def _links(
         links.append(LinkContext(link.url, link.text, context, is_navigation, translation))
     site_wide = menus | _sidebars(root)
     if memory is not None:
-        site_wide |= _repeated(navigation, blocks.away, blocks.away_sum, memory)
+        site_wide |= _repeated(root, navigation, blocks.away, blocks.away_sum, memory)
     inside = {node for region in site_wide for node in region.iter()}
     outside = sum(chars for block, chars in blocks.chars.items() if block not in inside)
     return links, site_wide, listings, outside
@@ -689,14 +690,20 @@ class RegionMemory:
 
 
 def _repeated(
+    root: etree._Element,
     navigation: set[etree._Element],
     away: Counter[etree._Element],
     away_sum: Counter[etree._Element],
     memory: SeenRegions,
 ) -> set[etree._Element]:
-    """The regions whose navigation blocks link to :data:`SIDEBAR_LINKS` other pages, with
-    the same anchors, as a region of another page did (see :class:`RegionMemory`). Summed
-    up the tree: walking every region's text would cost a tenth of a page's analysis."""
+    """The link blocks outside the page's marked content (``<main>``, ``<article>``) in the
+    regions whose navigation blocks link to :data:`SIDEBAR_LINKS` other pages, with the
+    same anchors, as a region of another page did (see :class:`RegionMemory`). Summed up
+    the tree: walking every region's text would cost a tenth of a page's analysis.
+
+    The blocks, not the regions, and not in the content: a chapter's own table of contents,
+    which the site's contents page nests whole, is the chapter's, and its smallest wrapper
+    may be the chapter's whole text."""
     counts: Counter[etree._Element] = Counter()
     sums: Counter[etree._Element] = Counter()
     for block in navigation:
@@ -710,7 +717,26 @@ def _repeated(
         if links >= SIDEBAR_LINKS and region.tag not in ("html", "body")
     ]
     keys = [(counts[region], sums[region] & 0xFFFF_FFFF_FFFF_FFFF) for region in regions]
-    return {region for region, known in zip(regions, memory.seen(keys), strict=True) if known}
+    known = {region for region, seen in zip(regions, memory.seen(keys), strict=True) if seen}
+    if not known:
+        return set()
+    content = set(_CONTENT(root))
+    # Whether an element is in a known region, and whether in the content, from the
+    # elements up to the first whose answer is known: each ancestor is asked once.
+    blocks = navigation.union(away)
+    placed: dict[etree._Element | None, tuple[bool, bool]] = {None: (False, False)}
+    for block in blocks:
+        climbed: list[etree._Element] = []
+        parent: etree._Element | None = block
+        while parent not in placed:
+            climbed.append(parent)
+            parent = parent.getparent()
+        in_known, in_content = placed[parent]
+        for element in reversed(climbed):
+            in_known = in_known or element in known
+            in_content = in_content or element in content
+            placed[element] = (in_known, in_content)
+    return {block for block in blocks if placed[block] == (True, False)}
 
 
 def _sidebars(root: etree._Element) -> set[etree._Element]:
