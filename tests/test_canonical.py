@@ -8,7 +8,7 @@ from tests.test_analysis import KEYWORDS
 from tests.test_spider import read_jsonl
 from tests.test_spider_focus import ARTICLE, ONE_AT_A_TIME, crawl, page, served
 from topicspider.analysis import Analyzer
-from topicspider.canonical import KnownCanonicals, link_header_canonicals
+from topicspider.canonical import DroppedParameters, KnownCanonicals, link_header_canonicals
 
 
 def canonical(
@@ -214,6 +214,7 @@ def test_the_addresses_already_fetched_are_kept_across_a_pause(aliased_site, tmp
     crawl(f"{aliased_site}/index.html", tmp_path, *settings, "CLOSESPIDER_PAGECOUNT=3")
     state = pickle.loads((jobdir / "spider.state").read_bytes())
     assert f"{aliased_site}/match.html" in state["canonicals"]
+    assert isinstance(state["dropped_parameters"], DroppedParameters)
 
     resumed = crawl(f"{aliased_site}/index.html", tmp_path, *settings)
     assert "Resuming crawl" in resumed.log
@@ -323,3 +324,84 @@ def test_a_list_page_naming_its_first_page_as_canonical_leaves_the_first_page_fe
         crawl(f"{site}/index.html", tmp_path, *ONE_AT_A_TIME)
         fetched = addresses(read_jsonl(tmp_path / "f.jsonl"), site)
     assert fetched == ["/index.html", "/forum.php?page=2", "/forum.php"]
+
+
+def test_a_parameter_is_dropped_once_pages_at_two_paths_drop_it():
+    parameters = DroppedParameters()
+    parameters.learn("http://a.cn/s1.html?from=index", "http://a.cn/s1.html")
+    parameters.learn("http://a.cn/s1.html?from=index&x=1", "http://a.cn/s1.html?x=1")
+    assert parameters.address("http://a.cn/s9.html?from=index") == "http://a.cn/s9.html?from=index"
+    parameters.learn("http://A.CN:80/s2.html?from=index", "http://a.cn/s2.html")
+    assert parameters.address("http://a.cn/s9.html?from=index") == "http://a.cn/s9.html"
+    assert (
+        parameters.address("http://a.cn:80/s9.html?from=index#top") == "http://a.cn:80/s9.html#top"
+    )
+    # The other parameters stay as the link wrote them (GBK escapes are no UTF-8).
+    assert (
+        parameters.address("http://a.cn/list.php?c=%c4%e3&from=index&page=2")
+        == "http://a.cn/list.php?c=%c4%e3&page=2"
+    )
+    assert parameters.address("http://a.cn/s9.html?from=hot") == "http://a.cn/s9.html?from=hot"
+    assert parameters.address("http://b.cn/s9.html?from=index") == "http://b.cn/s9.html?from=index"
+
+
+@pytest.mark.parametrize(
+    ("url", "canonical"),
+    [
+        # A template that names the script the canonical of every record behind it.
+        ("http://a.cn/show.php?id={n}", "http://a.cn/show.php"),
+        # Another host, another path: what it drops is not said of this one.
+        ("http://www.a.cn/s{n}.html?from=index", "http://a.cn/s{n}.html"),
+        ("http://a.cn/s{n}.html?from=index", "http://a.cn/s{n}/index.html"),
+        # The canonical adds a parameter of its own.
+        ("http://a.cn/s{n}.html?from=index", "http://a.cn/s{n}.html?lang=zh"),
+    ],
+)
+def test_a_parameter_is_not_learned_from_what_does_not_show_it_changes_nothing(url, canonical):
+    parameters = DroppedParameters()
+    for n in range(5):
+        parameters.learn(url.format(n=n), canonical.format(n=n))
+    for n in range(5, 7):
+        assert parameters.address(url.format(n=n)) == url.format(n=n)
+
+
+class HeadlineSite(Handler):
+    """A portal whose front page links six stories as headlines with ``?from=index``, and a
+    football list that links them plainly; every story names its plain address."""
+
+    stories = range(1, 7)
+
+    def do_GET(self):
+        path, _, query = self.path.partition("?")
+        if path == "/index.html":
+            headlines = "".join(
+                f'<li><a href="/s{n}.html?from=index">头条{n}</a></li>' for n in self.stories
+            )
+            body = f'{ARTICLE}<p><a href="/list.html">足球比赛新闻</a></p><ul>{headlines}</ul>'
+            self.send(page("首页", body).encode())
+        elif path == "/list.html":
+            items = "".join(
+                f'<p><a href="/s{n}.html">足球比赛回顾{n}</a></p>' for n in self.stories
+            )
+            self.send(page("足球新闻", ARTICLE + items).encode())
+        elif path.removeprefix("/s").removesuffix(".html").isdigit() and query in (
+            "",
+            "from=index",
+        ):
+            story = page(f"足球比赛回顾{path[2]}", ARTICLE * 2 + f"<p>第{path[2]}篇</p>")
+            head = f'<link rel="canonical" href="{path}"><title>'
+            self.send(story.replace("<title>", head).encode())
+        else:
+            self.send(b"", status=404)
+
+
+def test_queued_links_lose_a_parameter_their_pages_were_seen_to_drop(tmp_path):
+    with serving(HeadlineSite) as site:
+        result = crawl(f"{site}/index.html", tmp_path, *ONE_AT_A_TIME)
+        fetched = addresses(read_jsonl(tmp_path / "f.jsonl"), site)
+    plain = [f"/s{n}.html" for n in HeadlineSite.stories]
+    assert sorted(url for url in fetched if "?" not in url and url.startswith("/s")) == plain
+    # Two stories fetched again by their headlines show that the front page's ?from=index
+    # changes nothing; the four headlines still queued go without it, to pages fetched.
+    assert len([url for url in fetched if url.endswith("?from=index")]) == 2
+    assert "'topic/parameters_dropped': 4" in result.log

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
 __all__ = [
+    "DroppedParameters",
     "FetchedElsewhere",
     "KnownCanonicalMiddleware",
     "KnownCanonicals",
@@ -49,6 +50,9 @@ __all__ = [
 
 #: Canonical addresses remembered; past that the oldest tenth is forgotten.
 REMEMBERED = 100_000
+#: Pages, at as many paths, that must leave the same query parameter out of the address they
+#: name as their own before the crawl leaves it out of the site's links.
+PARAMETER_EVIDENCE = 2
 _LINKS = etree.XPath("/html/head/link[@rel and @href]")
 _INDEX_FILE = re.compile(r"/(?:index|default)\.[a-z]+$", re.IGNORECASE)
 #: Query keys that number the pages of a list (Discuz's ``page``, Baidu's ``pn``, WordPress's
@@ -186,6 +190,76 @@ class KnownCanonicals:
             self._urls[address] = None
 
 
+class DroppedParameters:
+    """Query parameters a site's pages leave out of the address they name as their own: a
+    portal's headline links carry a ``?from=index`` that each story's canonical drops.
+
+    A parameter is a key with its value, and it is dropped from the site's links once pages
+    at :data:`PARAMETER_EVIDENCE` different paths have dropped it: a template that names
+    ``show.php`` the canonical of every ``show.php?id=…`` drops a different ``id`` at one
+    path, and teaches nothing. Each page so fetched again costs a download; the crawl does
+    not know whether a parameter changes a page until the pages say so, and never learns
+    it from one page.
+    """
+
+    def __init__(self) -> None:
+        #: The paths each (host, parameter) was dropped at, until it is learned.
+        self._paths: dict[tuple[str, str], set[str]] = {}
+        self._dropped: dict[str, set[str]] = {}
+
+    def learn(self, url: str, canonical: str) -> None:
+        """The page at ``url`` names ``canonical`` as its own: the parameters of ``url`` that
+        ``canonical`` leaves out, on the same host and path, count once each."""
+        page, named = urlsplit(_address(url)), urlsplit(_address(canonical))
+        if (page.netloc, page.path) != (named.netloc, named.path):
+            return
+        parameters, kept = _parameters(page.query), _parameters(named.query)
+        if not kept <= parameters:
+            return
+        for parameter in parameters - kept:
+            if parameter in self._dropped.get(page.netloc, ()):
+                continue
+            key = (page.netloc, parameter)
+            if key not in self._paths:
+                make_room(self._paths, REMEMBERED)
+            paths = self._paths.setdefault(key, set())
+            paths.add(page.path)
+            if len(paths) >= PARAMETER_EVIDENCE:
+                del self._paths[key]
+                self._dropped.setdefault(page.netloc, set()).add(parameter)
+
+    def address(self, url: str) -> str:
+        """``url`` without the parameters its site's pages were seen to drop."""
+        if not self._dropped or "?" not in url:
+            return url
+        origin = _ORIGIN.match(url)
+        if origin is None:
+            return url
+        scheme, host, rest = origin.groups()
+        dropped = self._dropped.get(host.lower().removesuffix(_DEFAULT_PORTS[scheme]))
+        if not dropped:
+            return url
+        path, _, query = rest.partition("?")
+        query, hash_mark, fragment = query.partition("#")
+        parameters = query.split("&")
+        kept = [parameter for parameter in parameters if _parameter(parameter) not in dropped]
+        if len(kept) == len(parameters):
+            return url
+        query = "&".join(kept)
+        return f"{scheme}{host}{path}{'?' if query else ''}{query}{hash_mark}{fragment}"
+
+
+def _parameters(query: str) -> set[str]:
+    return {_parameter(parameter) for parameter in query.split("&") if parameter}
+
+
+def _parameter(parameter: str) -> str:
+    """``key=value`` as one writes it whichever way a link does (escapes in capitals)."""
+    if _LOWER_ESCAPE.search(parameter):
+        return _ESCAPE.sub(lambda escape: escape[0].upper(), parameter)
+    return parameter
+
+
 class FetchedElsewhere(IgnoreRequest):
     """A request dropped because its page was fetched at another address; counted, not
     logged."""
@@ -203,8 +277,18 @@ class KnownCanonicalMiddleware:
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
 
-    def process_request(self, request: Request) -> None:
-        canonicals = getattr(self.crawler.spider, "canonicals", None)
+    def process_request(self, request: Request) -> Request | None:
+        """A request queued with a parameter its site's pages have since been seen to drop
+        goes back to the scheduler without it: dropped there if that address is seen."""
+        spider = self.crawler.spider
+        canonicals = getattr(spider, "canonicals", None)
         if canonicals is not None and request.url in canonicals:
             self.crawler.stats.inc_value("topic/canonical_known")
             raise FetchedElsewhere(f"{request.url}: fetched at another address")
+        parameters = getattr(spider, "dropped_parameters", None)
+        if parameters is not None and not request.dont_filter:
+            url = parameters.address(request.url)
+            if url != request.url:
+                self.crawler.stats.inc_value("topic/parameters_dropped")
+                return request.replace(url=url)
+        return None

@@ -6,6 +6,7 @@ import logging
 import math
 import re
 from collections import Counter
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -18,7 +19,12 @@ from scrapy.utils.response import response_status_message
 
 from topicspider.analysis import Analyzer, PageAnalysis, ScoredLink, on_sites
 from topicspider.barren import BarrenTemplate
-from topicspider.canonical import FetchedElsewhere, KnownCanonicals, link_header_canonicals
+from topicspider.canonical import (
+    DroppedParameters,
+    FetchedElsewhere,
+    KnownCanonicals,
+    link_header_canonicals,
+)
 from topicspider.charset import detect_encoding
 from topicspider.dupefilters import DUPEFILTERS
 from topicspider.exceptions import ArgumentError, ConfigError, SeedError
@@ -258,6 +264,7 @@ class TopicSpider(Spider):
         self.seeds_failed = 0
         self.sent_links = SentLinks(settings.getint("TOPIC_SENT_LINKS"))
         self.canonicals = KnownCanonicals()
+        self.dropped_parameters = DroppedParameters()
         self.strategy = self._strategy(settings.get("TOPIC_STRATEGY"), settings)
         self.patterns = PatternStats()
         self.siblings = SiblingYields(settings.getint("TOPIC_BARREN_SIBLINGS"))
@@ -320,10 +327,10 @@ class TopicSpider(Spider):
     def restore_state(self) -> None:
         """With JOBDIR, Scrapy pickles ``spider.state`` at close and restores it at open:
         what the crawl learned (URL templates, page fingerprints, link-score mix, the hosts
-        its seeds redirected to, the canonical addresses of pages fetched at another, the
-        pages whose links came back off topic) resumes. The threshold and the link score
-        take their settings from this run (a resumed crawl may be given others) and what
-        they learned from the last.
+        its seeds redirected to, the canonical addresses of pages fetched at another and
+        the query parameters those drop, the pages whose links came back off topic)
+        resumes. The threshold and the link score take their settings from this run (a
+        resumed crawl may be given others) and what they learned from the last.
 
         Run when the engine starts, before the first request: Scrapy's ``SpiderState``
         extension sets ``spider.state`` in its ``spider_opened`` handler, which runs after
@@ -331,7 +338,7 @@ class TopicSpider(Spider):
         state = getattr(self, "state", None)
         if state is None:
             return
-        names = ["importance", "host_pages", "canonicals", "siblings"]
+        names = ["importance", "host_pages", "canonicals", "dropped_parameters", "siblings"]
         if not self.settings.get("REDIS_URL"):  # in Redis, the crawl holds what these hold
             names += ["allowed_domains", "duplicates", "patterns", "strategy", "threshold"]
         for name in names:
@@ -515,6 +522,7 @@ class TopicSpider(Spider):
         self.siblings.record(response.meta.get(PARENT_KEY), relevant)
         if page.canonical:
             self.canonicals.add(page.canonical)
+            self.dropped_parameters.learn(without_session(response.url), page.canonical)
         self.crawler.signals.send_catch_log(
             page_scored,
             url=response.url,
@@ -630,7 +638,12 @@ class TopicSpider(Spider):
         """The page's links the crawl may follow, with their scores and score terms, best
         first: the engine may start downloading the first requests before the last are queued."""
         links = []
-        for link in page.links:
+        for found in page.links:
+            url = self.dropped_parameters.address(found.url)
+            link = found
+            if url != found.url:
+                link = replace(found, url=url)
+                self.crawler.stats.inc_value("topic/parameters_dropped")
             if link.url in self.canonicals:
                 self.crawler.stats.inc_value("topic/canonical_known")
                 continue
