@@ -5,6 +5,7 @@ to a page's other languages, session ids in links and robots tags."""
 from __future__ import annotations
 
 import itertools
+import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,11 @@ ARTICLE = (
     "赛后主教练表示，球队的目标是冲击联赛冠军，年轻球员的表现令人满意。"
     "本赛季球队引进了三名外援，前锋线的冲击力明显增强，中场的传球成功率也有提高。"
     "门将在比赛最后十分钟做出两次关键扑救，帮助球队保住了胜利果实。</p>"
+)
+#: A match report's own paragraph: a page of ``ARTICLE`` twice says what ``ARTICLE`` does.
+REPORT = (
+    "<p>第十轮比赛中，客队开场五分钟就由角球破门，主队随后调整阵型，凭借边路传中扳平比分。"
+    "易边再战，替补登场的中锋两次头球攻门得手，主队最终三比一逆转取胜。</p>"
 )
 
 
@@ -315,7 +321,7 @@ def bilingual_site(tmp_path_factory):
     links = '<p>本周：<a href="/match.html">联赛第十轮比赛回顾</a></p>'
     for language in ("zh-CN", "en"):
         bilingual("index.html", language, "足球比赛", ARTICLE + links)
-        bilingual("match.html", language, "联赛第十轮比赛回顾", ARTICLE * 2)
+        bilingual("match.html", language, "联赛第十轮比赛回顾", ARTICLE + REPORT)
     yield from served(root)
 
 
@@ -336,14 +342,17 @@ def switcher_site(tmp_path_factory):
     """Texinfo-style translations: ``x.zh.html`` beside the default ``x.html`` and copies in
     other languages, the switcher on every page naming them without ``hreflang``."""
     root = tmp_path_factory.mktemp("switcher-site")
-    for name, title in (("index", "足球比赛"), ("match", "联赛第十轮比赛回顾")):
+    for name, title, text in (
+        ("index", "足球比赛", ARTICLE),
+        ("match", "联赛第十轮比赛回顾", ARTICLE + REPORT),
+    ):
         for code in ("zh.", "", "de.", "fr."):
             switch = " | ".join(
                 f'<a href="{name}.{other}html">{other or "en"}</a>'
                 for other in ("zh.", "", "de.", "fr.")
             )
             links = f'<p>本周：<a href="match.{code}html">联赛第十轮比赛回顾</a></p>'
-            html = page(title, f'<p class="lang">{switch}</p>{ARTICLE}{links}')
+            html = page(title, f'<p class="lang">{switch}</p>{text}{links}')
             (root / f"{name}.{code}html").write_text(html, "utf-8")
     yield from served(root)
 
@@ -603,3 +612,18 @@ def test_a_list_served_again_past_its_last_page_is_not_followed_far(endless_list
     )
     assert len([path for path in result.fetched if path.startswith("/news/")]) >= 20
     assert result.stored.count("/list.jsp") == 2  # its two pages
+
+
+def test_a_page_that_says_what_the_page_linking_to_it_said_sends_no_link(
+    endless_list_site, tmp_path
+):
+    """Past its last page the list is its last page again, linking five pages further.
+    Those its two real pages link are fetched (up to 7), and from a page first found on
+    the first page (3), five more (up to 8); the way on from each copy of the page that
+    linked it is not. Before, 27 pages of the list were fetched in this crawl."""
+    result = crawl(f"{endless_list_site}/index.html", tmp_path, "CLOSESPIDER_PAGECOUNT=60")
+    lists = [row["url"] for row in read_jsonl(tmp_path / "f.jsonl") if "/list.jsp" in row["url"]]
+    numbers = sorted(int(parse_qs(urlsplit(url).query).get("page", ["1"])[0]) for url in lists)
+    assert numbers == list(range(1, 9))
+    assert re.search(r"'topic/parent_copy': [56],", result.log)
+    assert "'finish_reason': 'finished'" in result.log  # out of links before the budget

@@ -43,6 +43,11 @@ def simhash(tokens: Iterable[str]) -> int:
     return int.from_bytes(np.packbits(totals > 0).tobytes(), "big")
 
 
+def near(first: int, second: int, distance: int) -> bool:
+    """Whether two fingerprints are within ``distance`` bits of each other."""
+    return ((first ^ second) & _MASK).bit_count() <= distance
+
+
 class SimHashIndex:
     """Fingerprints seen so far, searchable for any within ``distance`` bits."""
 
@@ -66,7 +71,7 @@ class SimHashIndex:
         """A stored fingerprint within ``distance`` bits, or None."""
         for table, block in zip(self._tables, self.blocks(fingerprint), strict=True):
             for candidate in table.get(block, ()):
-                if ((candidate ^ fingerprint) & _MASK).bit_count() <= self.distance:
+                if near(candidate, fingerprint, self.distance):
                     return candidate
         return None
 

@@ -39,6 +39,10 @@ class SharedSimHashIndex:
     def like(cls, index: SimHashIndex, server: Redis, prefix: str) -> Self:
         return cls(server, prefix, index.distance)
 
+    @property
+    def distance(self) -> int:
+        return self.own.distance
+
     def add_if_new(self, fingerprint: int) -> bool:
         """Add the fingerprint unless a stored page's is within the distance: whether it was."""
         if self.own.near(fingerprint) is not None:

@@ -55,7 +55,7 @@ from topicspider.sentlinks import SentLinks
 from topicspider.settingtypes import check_types
 from topicspider.siblings import PARENT_KEY, SiblingYields
 from topicspider.signals import links_discovered, page_scored
-from topicspider.simhash import SimHashIndex
+from topicspider.simhash import SimHashIndex, near
 from topicspider.slots import SLOT_POLICIES
 from topicspider.thresholds import AdaptiveThreshold, threshold_from_settings
 from topicspider.thresholds import check_settings as check_threshold_settings
@@ -76,6 +76,8 @@ TUNNEL_KEY = "topic_tunnel"
 LINEAGE_KEY = "topic_lineage"
 #: The link-score terms a request was scored with, for adaptive strategies to learn from.
 FEATURES_KEY = "topic_features"
+#: The SimHash of the text of the page a request's link is on.
+PARENT_TEXT_KEY = "topic_parent_text"
 #: A table of contents is about the topic when at least this share of its link text is.
 TOPICAL_HUB_SHARE = 0.5
 #: Weights of the page and link scores: none may be negative (nor not a number).
@@ -548,7 +550,11 @@ class TopicSpider(Spider):
         if page.truncated:
             stats.inc_value("topic/links_truncated")
         lineage = max(page.relevance, self.parent_decay * response.meta.get(LINEAGE_KEY, 0.0))
-        scored = [] if NOFOLLOW in robots else self._score_links(response.url, page, depth, lineage)
+        copy = self._copies_parent(response, page)
+        if copy:
+            stats.inc_value("topic/parent_copy")
+        follows = NOFOLLOW not in robots and not copy
+        scored = self._score_links(response.url, page, depth, lineage) if follows else []
         links = [
             (score, features, link, not closed or link.anchor > 0)
             for score, features, link in scored
@@ -577,6 +583,8 @@ class TopicSpider(Spider):
                 PARENT_KEY: response.url,
                 FEATURES_KEY: features,
             }
+            if page.fingerprint:
+                meta[PARENT_TEXT_KEY] = page.fingerprint
             if not follow:
                 reserved += 1
                 meta[RESERVE_KEY] = True
@@ -627,6 +635,18 @@ class TopicSpider(Spider):
         self.seeds_failed += seed
         level = logging.WARNING if seed else logging.INFO
         logger.log(level, "Not fetched %s: %s", url, message)
+
+    def _copies_parent(self, response: TextResponse, page: PageAnalysis) -> bool:
+        """Whether the page says what the page whose link led to it said: a list served
+        again for a page number past its last, an empty calendar day after another. Its
+        links lead on down such a chain and are not followed; the parent's were. A page
+        with no text (a frameset) copies nothing."""
+        parent = response.meta.get(PARENT_TEXT_KEY)
+        return (
+            self.duplicates is not None
+            and bool(parent and page.fingerprint)
+            and near(parent, page.fingerprint, self.duplicates.distance)
+        )
 
     def _is_duplicate(self, fingerprint: int) -> bool:
         """Whether a page already stored has (nearly) the same text; if not, remember this one."""
