@@ -660,10 +660,7 @@ class TopicSpider(Spider):
         links = []
         for found in page.links:
             url = self.dropped_parameters.address(found.url)
-            link = found
-            if url != found.url:
-                link = replace(found, url=url)
-                self.crawler.stats.inc_value("topic/parameters_dropped")
+            link = found if url == found.url else replace(found, url=url)
             if link.url in self.canonicals:
                 self.crawler.stats.inc_value("topic/canonical_known")
                 continue
