@@ -637,14 +637,17 @@ class TopicSpider(Spider):
         logger.log(level, "Not fetched %s: %s", url, message)
 
     def _copies_parent(self, response: TextResponse, page: PageAnalysis) -> bool:
-        """Whether the page says what the page whose link led to it said: a list served
-        again for a page number past its last, an empty calendar day after another. Its
-        links lead on down such a chain and are not followed; the parent's were. A page
-        with no text (a frameset) copies nothing."""
+        """Whether the page says what the page of the same URL template whose link led to
+        it said: a list served again for a page number past its last, an empty calendar day
+        after another. Its links lead on down such a chain and are not followed; the
+        parent's were. Only in one template: a page whose own text is short beside a footer
+        every page has may be near its parent's text, and its links are still the way on.
+        A page with no text (a frameset) copies nothing."""
         parent = response.meta.get(PARENT_TEXT_KEY)
         return (
             self.duplicates is not None
             and bool(parent and page.fingerprint)
+            and template(response.meta.get(PARENT_KEY, "")) == page.template
             and near(parent, page.fingerprint, self.duplicates.distance)
         )
 
