@@ -355,6 +355,8 @@ def test_a_parameter_is_dropped_once_pages_at_two_paths_drop_it():
         ("http://a.cn/s{n}.html?from=index", "http://a.cn/s{n}/index.html"),
         # The canonical adds a parameter of its own.
         ("http://a.cn/s{n}.html?from=index", "http://a.cn/s{n}.html?lang=zh"),
+        # A list's first page served for a number past its last (near-duplicates).
+        ("http://a.cn/list{n}.php?page=9", "http://a.cn/list{n}.php"),
     ],
 )
 def test_a_parameter_is_not_learned_from_what_does_not_show_it_changes_nothing(url, canonical):
@@ -365,14 +367,30 @@ def test_a_parameter_is_not_learned_from_what_does_not_show_it_changes_nothing(u
         assert parameters.address(url.format(n=n)) == url.format(n=n)
 
 
+#: Sentences of the headline site's stories, four a story: no two stories are near-duplicates.
+SENTENCES = (
+    "主队门将扑出点球，全场观众起立鼓掌。",
+    "客队前锋梅开二度，帮助球队客场取胜。",
+    "中场核心伤愈复出，传球调度依旧精准。",
+    "主教练赛后批评裁判，认为判罚影响了比赛走势。",
+    "年轻后卫首次首发，防守端表现稳健。",
+    "比赛第八十分钟，替补前锋头球破门绝杀。",
+    "两队在雨中鏖战，场地湿滑导致多次失误。",
+    "联赛积分榜上，球队上升至第三名。",
+    "球迷在看台上打出巨幅标语支持球队。",
+)
+
+
 class HeadlineSite(Handler):
     """A portal whose front page links six stories as headlines with ``?from=index``, and a
     football list that links them plainly; every story names its plain address."""
 
     stories = range(1, 7)
+    canonical = True
 
     def do_GET(self):
         path, _, query = self.path.partition("?")
+        number = path.removeprefix("/s").removesuffix(".html")
         if path == "/index.html":
             headlines = "".join(
                 f'<li><a href="/s{n}.html?from=index">头条{n}</a></li>' for n in self.stories
@@ -384,19 +402,28 @@ class HeadlineSite(Handler):
                 f'<p><a href="/s{n}.html">足球比赛回顾{n}</a></p>' for n in self.stories
             )
             self.send(page("足球新闻", ARTICLE + items).encode())
-        elif path.removeprefix("/s").removesuffix(".html").isdigit() and query in (
-            "",
-            "from=index",
-        ):
-            story = page(f"足球比赛回顾{path[2]}", ARTICLE * 2 + f"<p>第{path[2]}篇</p>")
-            head = f'<link rel="canonical" href="{path}"><title>'
-            self.send(story.replace("<title>", head).encode())
+        elif number.isdigit() and query in ("", "from=index"):
+            text = "".join(
+                f"<p>{SENTENCES[(int(number) * 2 + i) % len(SENTENCES)]}</p>" for i in range(4)
+            )
+            story = page(f"足球比赛回顾{number}", text)
+            if self.canonical:
+                story = story.replace("<title>", f'<link rel="canonical" href="{path}"><title>')
+            self.send(story.encode())
         else:
             self.send(b"", status=404)
 
 
-def test_queued_links_lose_a_parameter_their_pages_were_seen_to_drop(tmp_path):
-    with serving(HeadlineSite) as site:
+class UncanonicalHeadlineSite(HeadlineSite):
+    """The headline site with no canonical link: a story and its headline's copy are
+    near-duplicates, and that shows the same."""
+
+    canonical = False
+
+
+@pytest.mark.parametrize("site_class", [HeadlineSite, UncanonicalHeadlineSite])
+def test_queued_links_lose_a_parameter_their_pages_were_seen_to_drop(site_class, tmp_path):
+    with serving(site_class) as site:
         result = crawl(f"{site}/index.html", tmp_path, *ONE_AT_A_TIME)
         fetched = addresses(read_jsonl(tmp_path / "f.jsonl"), site)
     plain = [f"/s{n}.html" for n in HeadlineSite.stories]

@@ -209,7 +209,9 @@ class DroppedParameters:
 
     def learn(self, url: str, canonical: str) -> None:
         """The page at ``url`` names ``canonical`` as its own: the parameters of ``url`` that
-        ``canonical`` leaves out, on the same host and path, count once each."""
+        ``canonical`` leaves out, on the same host and path, count once each. A page number
+        (``page=2``) never does: a CMS that serves a list's first page for a number past
+        its last says nothing of the lists that have that page."""
         page, named = urlsplit(_address(url)), urlsplit(_address(canonical))
         if (page.netloc, page.path) != (named.netloc, named.path):
             return
@@ -219,6 +221,8 @@ class DroppedParameters:
         for parameter in parameters - kept:
             if parameter in self._dropped.get(page.netloc, ()):
                 continue
+            if parameter.partition("=")[0].lower() in _PAGE_KEYS:
+                continue
             key = (page.netloc, parameter)
             if key not in self._paths:
                 make_room(self._paths, REMEMBERED)
@@ -227,6 +231,14 @@ class DroppedParameters:
             if len(paths) >= PARAMETER_EVIDENCE:
                 del self._paths[key]
                 self._dropped.setdefault(page.netloc, set()).add(parameter)
+
+    def learn_same(self, url: str, other: str) -> None:
+        """The pages at ``url`` and ``other`` are one (near-duplicates; a site without
+        canonical links): as if the one with more parameters named the other."""
+        if _parameters(urlsplit(url).query) >= _parameters(urlsplit(other).query):
+            self.learn(url, other)
+        else:
+            self.learn(other, url)
 
     def address(self, url: str) -> str:
         """``url`` without the parameters its site's pages were seen to drop."""

@@ -43,6 +43,10 @@ class SharedSimHashIndex:
     def distance(self) -> int:
         return self.own.distance
 
+    def near(self, fingerprint: int) -> int | None:
+        """A fingerprint within the distance of pages this worker stored, or None."""
+        return self.own.near(fingerprint)
+
     def add_if_new(self, fingerprint: int) -> bool:
         """Add the fingerprint unless a stored page's is within the distance: whether it was."""
         if self.own.near(fingerprint) is not None:

@@ -20,6 +20,7 @@ from scrapy.utils.response import response_status_message
 from topicspider.analysis import Analyzer, PageAnalysis, ScoredLink, on_sites
 from topicspider.barren import BarrenTemplate
 from topicspider.canonical import (
+    REMEMBERED,
     DroppedParameters,
     FetchedElsewhere,
     KnownCanonicals,
@@ -51,7 +52,7 @@ from topicspider.relevance import (
 )
 from topicspider.robotsmeta import NOFOLLOW, NOINDEX, header_directives
 from topicspider.seeds import load_seeds
-from topicspider.sentlinks import SentLinks
+from topicspider.sentlinks import SentLinks, make_room
 from topicspider.settingtypes import check_types
 from topicspider.siblings import PARENT_KEY, SiblingYields
 from topicspider.signals import links_discovered, page_scored
@@ -267,6 +268,7 @@ class TopicSpider(Spider):
         self.sent_links = SentLinks(settings.getint("TOPIC_SENT_LINKS"))
         self.canonicals = KnownCanonicals()
         self.dropped_parameters = DroppedParameters()
+        self.stored_addresses: dict[int, str] = {}
         self.strategy = self._strategy(settings.get("TOPIC_STRATEGY"), settings)
         self.patterns = PatternStats()
         self.siblings = SiblingYields(settings.getint("TOPIC_BARREN_SIBLINGS"))
@@ -518,6 +520,8 @@ class TopicSpider(Spider):
         # link-score mix learn from it as from an off-topic page, or each copy would raise
         # the links to the next and the crawl go down such a list forever.
         duplicate = accepted and self._is_duplicate(page.fingerprint)
+        if accepted:
+            self._remember_address(without_session(response.url), page.fingerprint, duplicate)
         gain = 0.0 if duplicate else page.relevance
         self.strategy.learn(tuple(response.meta.get(FEATURES_KEY, ())), gain)
         self.patterns.record(page.template, relevant and not duplicate)
@@ -650,6 +654,19 @@ class TopicSpider(Spider):
             and template(response.meta.get(PARENT_KEY, "")) == page.template
             and near(parent, page.fingerprint, self.duplicates.distance)
         )
+
+    def _remember_address(self, url: str, fingerprint: int, duplicate: bool) -> None:
+        """A stored page's address by its SimHash; a near-duplicate's and its original's,
+        at one path, show which query parameters change nothing (``DroppedParameters``) on
+        a site that names no canonical address. Only pages this worker stored: in Redis,
+        another's are a fingerprint without an address."""
+        if self.duplicates is None:
+            return
+        if not duplicate:
+            make_room(self.stored_addresses, REMEMBERED)
+            self.stored_addresses[fingerprint] = url
+        elif (stored := self.duplicates.near(fingerprint)) in self.stored_addresses:
+            self.dropped_parameters.learn_same(url, self.stored_addresses[stored])
 
     def _is_duplicate(self, fingerprint: int) -> bool:
         """Whether a page already stored has (nearly) the same text; if not, remember this one."""
