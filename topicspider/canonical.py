@@ -155,12 +155,17 @@ def _address(url: str) -> str:
     if origin is None:  # not a web address: there is no other way to write it
         return url
     scheme, host, rest = origin.groups()
-    host = host.lower().removesuffix(_DEFAULT_PORTS[scheme])
+    host = _host(scheme, host)
     if not rest.startswith("/"):
         rest = f"/{rest}"
     if _LOWER_ESCAPE.search(rest):
         rest = _ESCAPE.sub(lambda escape: escape[0].upper(), rest)
     return f"{scheme}{host}{rest}"
+
+
+def _host(scheme: str, host: str) -> str:
+    """A host (and port) as :func:`_address` writes it: lowercase, no default port."""
+    return host.lower().removesuffix(_DEFAULT_PORTS[scheme])
 
 
 def _place(url: str) -> tuple[str, list[tuple[str, str]]]:
@@ -248,7 +253,7 @@ class DroppedParameters:
         if origin is None:
             return url
         scheme, host, rest = origin.groups()
-        dropped = self._dropped.get(host.lower().removesuffix(_DEFAULT_PORTS[scheme]))
+        dropped = self._dropped.get(_host(scheme, host))
         if not dropped:
             return url
         path, _, query = rest.partition("?")

@@ -651,8 +651,8 @@ class TopicSpider(Spider):
         return (
             self.duplicates is not None
             and bool(parent and page.fingerprint)
-            and template(response.meta.get(PARENT_KEY, "")) == page.template
             and near(parent, page.fingerprint, self.duplicates.distance)
+            and template(response.meta.get(PARENT_KEY, "")) == page.template
         )
 
     def _remember_address(self, url: str, fingerprint: int, duplicate: bool) -> None:
