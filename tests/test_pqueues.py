@@ -152,7 +152,9 @@ def test_a_score_of_another_type_goes_last_instead_of_failing(queue):
     assert drain(queue) == ["low", "none", "word", "infinite-low"]
 
 
-def slot_queue(parse_backlog: int = 0) -> tuple[ScorePriorityQueue, set[Request], Downloader]:
+def slot_queue(
+    parse_backlog: int = 0, backlog_after: int = 0
+) -> tuple[ScorePriorityQueue, set[Request], Downloader]:
     """A queue reading the two parts of an engine it needs, one connection per host: the
     requests in progress and the downloader (a real engine needs a running reactor; the
     end-to-end crawl tests cover that)."""
@@ -162,7 +164,12 @@ def slot_queue(parse_backlog: int = 0) -> tuple[ScorePriorityQueue, set[Request]
     in_progress: set[Request] = set()
     engine = SimpleNamespace(downloader=downloader, _slot=SimpleNamespace(inprogress=in_progress))
     queue = ScorePriorityQueue(
-        MemoryQueue(), crawler.request_fingerprinter, engine, parse_backlog=parse_backlog
+        MemoryQueue(),
+        crawler.request_fingerprinter,
+        engine,
+        parse_backlog=parse_backlog,
+        backlog_after=backlog_after,
+        stats=crawler.stats,
     )
     return queue, in_progress, downloader
 
@@ -201,6 +208,44 @@ def test_a_slot_downloads_while_its_pages_are_parsed_up_to_the_backlog():
     assert queue.pop() is None  # two pages in progress: the download and the backlog of 1
     in_progress.clear()
     assert queue.pop().url.endswith("/b")
+
+
+def test_the_backlog_waits_for_pages_that_change_no_choice():
+    """TOPIC_PARSE_BACKLOG_AFTER=2: a slot downloads while its page is parsed only once the
+    last two pages judged sent no link ahead of its best queued request; a link that goes
+    ahead starts the count again."""
+    queue, in_progress, downloader = slot_queue(parse_backlog=1, backlog_after=2)
+    queue.push(request("a", 0.5))
+    queue.push(request("b", 0.4))
+    downloader.slots["127.0.0.1"] = Slot(concurrency=1, delay=0)
+    in_progress.add(request("parsing"))
+    assert queue.pop() is None  # no page judged yet: the crawl's start chooses late
+    queue.page_judged()
+    queue.page_judged()
+    assert queue.pop().url.endswith("/a")
+    assert queue.stats.get_value("topic/chosen_early") == 1
+    queue.push(request("tied", 0.4))  # behind the best (ties go first in, first out)
+    assert queue.pop().url.endswith("/b")
+    queue.push(request("ahead", 0.9))
+    queue.push(request("behind", 0.1))
+    assert queue.pop() is None
+    queue.page_judged()
+    assert queue.pop() is None
+    queue.page_judged()
+    assert queue.pop().url.endswith("/ahead")
+
+
+def test_a_queued_request_raised_ahead_of_the_best_counts_as_a_changed_choice():
+    queue, in_progress, downloader = slot_queue(parse_backlog=1, backlog_after=1)
+    queue.push(request("best", 0.5))
+    queue.push(request("raised", 0.2))
+    downloader.slots["127.0.0.1"] = Slot(concurrency=1, delay=0)
+    in_progress.add(request("parsing"))
+    queue.page_judged()
+    assert queue.rescore(request("raised", 0.8))
+    assert queue.pop() is None
+    queue.page_judged()
+    assert queue.pop().url.endswith("/raised")
 
 
 def test_a_page_whose_links_are_queued_no_longer_holds_its_slot():

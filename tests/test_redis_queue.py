@@ -77,6 +77,7 @@ def make_frontier(crawler, prefix, redis_server):
         bloom=False,
         cache=100_000,
         backlog=0,
+        backlog_after=0,
     ):
         """A worker's frontier; ``bloom``: the crawl's seen-set is the Bloom filter that
         ``TOPIC_DUPEFILTER=bloom`` builds, else the exact set."""
@@ -92,6 +93,7 @@ def make_frontier(crawler, prefix, redis_server):
             fingerprint=lambda request: crawler.request_fingerprinter.fingerprint(request).hex(),
             slot_concurrency=limit,
             parse_backlog=backlog,
+            backlog_after=backlog_after,
             delay=delay,
             dupefilter_key=seen.key if seen else f"{prefix}:dupefilter",
             bloom=seen.bloom if seen else None,
@@ -210,6 +212,37 @@ def test_a_slot_downloads_while_its_pages_are_parsed_up_to_the_backlog(make_fron
     assert not first.server.hexists(f"{prefix}:parsing", "a.test")
     assert not first.server.hexists(f"{prefix}:busy", "a.test")
     assert take(second, wanted=1) == ["p1"]
+
+
+def test_the_backlog_waits_for_pages_that_change_no_choice(make_frontier):
+    """TOPIC_PARSE_BACKLOG_AFTER=2: a slot downloads while its page is parsed once the last
+    two pages judged, by any worker, sent it no request ahead of its best; one that does
+    starts the count again."""
+    first = make_frontier("w1", limit=1, backlog=1, backlog_after=2)
+    second = make_frontier("w2", limit=1, backlog=1, backlog_after=2)
+    for i in range(4):
+        first.push(request(f"p{i}", 0.9 - i / 10))
+    first.step(wanted=1)
+    p0 = first.pop()
+    first.step(downloaded=[p0], wanted=10)
+    assert paths(first) == [], "no page judged yet: the crawl's start chooses late"
+    first.push(request("behind", 0.1))
+    first.step(links_queued=[p0], wanted=10)
+    p1 = first.pop()
+    first.step(downloaded=[p1], wanted=10)
+    assert paths(first) == [], "one page judged of two"
+    second.push(request("elsewhere", 0.1, host="b.test"))
+    second.step(wanted=1)
+    assert urlsplit(second.pop().url).hostname == "b.test"
+    second.step(links_queued=list(second.leases))
+    first.step(wanted=10)
+    p2 = first.pop()
+    assert urlsplit(p2.url).path == "/p2", "two pages judged, none went ahead: p1 is parsed"
+    first.push(request("ahead", 0.95))
+    first.step(links_queued=[p1], downloaded=[p2], wanted=10)
+    assert paths(first) == [], "p1 sent a request ahead: the slot waits for p2's links"
+    first.step(done=[p1, p2], wanted=10)
+    assert paths(first) == ["/ahead"]
 
 
 def test_a_page_whose_links_are_queued_frees_its_slot_but_keeps_its_lease(make_frontier, prefix):

@@ -279,7 +279,12 @@ def lineage_site(tmp_path_factory):
     yield from served(root)
 
 
-ONE_AT_A_TIME = ("CONCURRENT_REQUESTS=1", "CONCURRENT_REQUESTS_PER_DOMAIN=1")
+# One request at a time, each chosen once the links of the page before are in.
+ONE_AT_A_TIME = (
+    "CONCURRENT_REQUESTS=1",
+    "CONCURRENT_REQUESTS_PER_DOMAIN=1",
+    "TOPIC_PARSE_BACKLOG=0",
+)
 
 
 def test_links_one_page_past_an_on_topic_page_go_before_links_with_nothing_behind_them(

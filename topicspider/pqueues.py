@@ -38,6 +38,7 @@ from scrapy.utils.misc import build_from_crawler
 from scrapy.utils.request import request_from_dict
 
 from topicspider.exceptions import TopicSpiderError
+from topicspider.signals import page_scored
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable, Iterator
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.core.engine import ExecutionEngine
     from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
     from scrapy.utils.request import RequestFingerprinterProtocol
     from typing_extensions import Self
 
@@ -596,12 +598,17 @@ class ScorePriorityQueue:
             engine = crawler.engine
         except RuntimeError:  # built outside a running crawl: no slots to respect
             engine = None
-        return cls(
+        queue = cls(
             build_from_crawler(downstream_queue_cls, crawler, key),
             crawler.request_fingerprinter,
             engine,
             parse_backlog=crawler.settings.getint("TOPIC_PARSE_BACKLOG"),
+            backlog_after=crawler.settings.getint("TOPIC_PARSE_BACKLOG_AFTER"),
+            stats=crawler.stats if engine is not None else None,
         )
+        if queue.parse_backlog and queue.backlog_after:
+            crawler.signals.connect(queue.page_judged, signal=page_scored)
+        return queue
 
     def __init__(
         self,
@@ -610,11 +617,39 @@ class ScorePriorityQueue:
         engine: ExecutionEngine | None = None,
         *,
         parse_backlog: int = 0,
+        backlog_after: int = 0,
+        stats: StatsCollector | None = None,
     ) -> None:
+        """``stats``: counts ``topic/chosen_early``, the requests handed out while pages of
+        their slot were still being parsed."""
         self.queue = queue
         self.fingerprinter = fingerprinter
         self.engine = engine
+        self.stats = stats
         self.parse_backlog = max(0, parse_backlog)
+        self.backlog_after = max(0, backlog_after)
+        self._pages_judged = 0
+        #: Slot → pages judged when a request last went ahead of its best queued one.
+        self._led_at: dict[str, int] = {}
+
+    def page_judged(self) -> None:
+        """Count a page the spider judged (``page_scored``); its links come after."""
+        self._pages_judged += 1
+
+    def _backlog(self, slot: str) -> int:
+        """``parse_backlog`` once the last ``backlog_after`` pages judged sent the slot no
+        request ahead of its best: a choice made without the links of the pages being
+        parsed would then most likely be the same. Until then, and at the crawl's start,
+        where pages change the order most, the slot waits for its pages' links."""
+        if self._pages_judged - self._led_at.get(slot, 0) < self.backlog_after:
+            return 0
+        return self.parse_backlog
+
+    def _note_lead(self, request: Request, slot: str) -> None:
+        if self.parse_backlog and self.backlog_after:
+            head = self.queue.peek(slot)
+            if head is not None and -score_of(request) < head[0]:
+                self._led_at[slot] = self._pages_judged
 
     def _slot(self, request: Request) -> str:
         if self.engine is not None:
@@ -645,25 +680,30 @@ class ScorePriorityQueue:
         """Whether the slot can start a download now, chosen as late as it can be.
 
         At most the slot's concurrency downloads at once (politeness), and at most
-        ``parse_backlog`` more of its pages downloaded and still being parsed: with 0 a
-        slot waits for every page's links before it chooses the next request; more keeps
-        the server busy while pages are parsed, at the cost of choosing without them.
+        its backlog (``_backlog``) more of its pages downloaded and still being parsed:
+        with 0 a slot waits for every page's links before it chooses the next request;
+        more keeps the server busy while pages are parsed, choosing without them.
         """
         if self.engine is None:
             return True
+        downloading, concurrency = self._downloads(slot)
+        return downloading < concurrency and in_progress[slot] < concurrency + self._backlog(slot)
+
+    def _downloads(self, slot: str) -> tuple[int, int]:
+        """The slot's downloads running, and how many it allows at once."""
         downloader = self.engine.downloader
         download_slot = downloader.slots.get(slot)
         if download_slot is None:
-            downloading, concurrency = 0, downloader.domain_concurrency
-        else:
-            downloading, concurrency = len(download_slot.active), download_slot.concurrency
-        return downloading < concurrency and in_progress[slot] < concurrency + self.parse_backlog
+            return 0, downloader.domain_concurrency
+        return len(download_slot.active), download_slot.concurrency
 
     def _key(self, request: Request) -> tuple[str, str]:
         return self._slot(request), self.fingerprinter.fingerprint(request).hex()
 
     def push(self, request: Request) -> None:
-        self.queue.push(request, *self._key(request))
+        slot, fingerprint = self._key(request)
+        self._note_lead(request, slot)
+        self.queue.push(request, slot, fingerprint)
 
     def rescore(self, request: Request) -> bool:
         """If the request is still queued, raise its score to the new one if higher.
@@ -671,7 +711,9 @@ class ScorePriorityQueue:
         A page is often linked many times; the best link to it, not the first
         one found, should decide when it is fetched. Return whether it was queued.
         """
-        return self.queue.improve(request, *self._key(request))
+        slot, fingerprint = self._key(request)
+        self._note_lead(request, slot)
+        return self.queue.improve(request, slot, fingerprint)
 
     def pop(self) -> Request | None:
         settle = getattr(self.queue, "settle", None)
@@ -685,7 +727,12 @@ class ScorePriorityQueue:
             order = self.queue.peek(slot)
             if order is not None and (best is None or order < best[0]):
                 best = (order, slot)
-        return self.queue.pop(best[1]) if best is not None else None
+        if best is None:
+            return None
+        slot = best[1]
+        if self.stats is not None and in_progress[slot] >= self._downloads(slot)[1]:
+            self.stats.inc_value("topic/chosen_early")
+        return self.queue.pop(slot)
 
     def close(self) -> list[int]:
         """The queue keeps its own state: nothing for Scrapy's ``active.json``."""

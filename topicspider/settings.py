@@ -80,8 +80,11 @@ TOPIC_MAX_TEXT_CHARS = 20000
 # Worker processes that parse, segment and score pages off the reactor thread (0: on it).
 TOPIC_ANALYSIS_PROCESSES = 1
 # Pages per download slot that may still be parsing while the slot downloads the next
-# ones (0: a slot waits for every page's links before choosing its next request).
-TOPIC_PARSE_BACKLOG = 0
+# ones (0: a slot waits for every page's links before choosing its next request)...
+TOPIC_PARSE_BACKLOG = 2
+# ...once this many pages judged in a row sent no link ahead of the slot's best queued
+# request, so that choosing without their links most likely chooses the same (0: at once).
+TOPIC_PARSE_BACKLOG_AFTER = 20
 # Stay on the seeds' sites (and the hosts seeds redirect to) unless this is False.
 TOPIC_STAY_ON_SITE = True
 # Links taken from one page, in document order (link farms and giant indexes stop there).

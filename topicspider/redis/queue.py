@@ -32,7 +32,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from scrapy_redis.queue import Base
 
 from topicspider.exceptions import TopicSpiderError
-from topicspider.pqueues import score_of
+from topicspider.pqueues import LINKS_QUEUED_KEY, score_of
 from topicspider.redis.partitions import partition_of
 from topicspider.redis.scripts import GONE, HEARTBEAT, LEAVE, STEP
 from topicspider.sentlinks import make_room
@@ -111,6 +111,7 @@ class RedisFrontier(Base):
         fingerprint: Callable[[Request], str],
         slot_concurrency: int,
         parse_backlog: int = 0,
+        backlog_after: int = 0,
         delay: float = 0.0,
         dupefilter_key: str = "",
         bloom: BloomFilter | None = None,
@@ -124,6 +125,7 @@ class RedisFrontier(Base):
         self.fingerprint = fingerprint
         self.slot_concurrency = slot_concurrency
         self.parse_backlog = max(0, parse_backlog)
+        self.backlog_after = max(0, backlog_after)
         self.delay_ms = round(delay * 1000)
         self.dupefilter_key = dupefilter_key
         self.bloom = bloom
@@ -242,6 +244,8 @@ class RedisFrontier(Base):
             self.dupefilter_key,
             "bloom" if self.bloom is not None else "set",
             self.parse_backlog,
+            self.backlog_after,
+            self._judged(done, links_queued),
             len(pushes),
         ]
         for push in pushes:
@@ -286,6 +290,16 @@ class RedisFrontier(Base):
             self._buffer.append((member, self._decode_request(data)))
         self.queued, self.queued_everywhere, self.active = queued, everywhere, active
         return result
+
+    def _judged(self, done: list[Request], links_queued: list[Request]) -> int:
+        """How many of this step's leases are pages whose links are all queued, each
+        counted once: newly reported so, or done without having been."""
+        finished = [
+            request
+            for request in done
+            if request.meta.get(LINKS_QUEUED_KEY) and request not in self.links_queued
+        ]
+        return len(finished) + len(links_queued)
 
     def _news(self, requests: Iterable[Request], reported: set[Request]) -> list[Request]:
         """The leases among ``requests`` not yet ``reported`` in that state."""

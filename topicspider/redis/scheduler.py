@@ -168,6 +168,7 @@ class RedisScheduler(BaseScheduler):
             fingerprint=lambda request: fingerprinter.fingerprint(request).hex(),
             slot_concurrency=settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN"),
             parse_backlog=settings.getint("TOPIC_PARSE_BACKLOG"),
+            backlog_after=settings.getint("TOPIC_PARSE_BACKLOG_AFTER"),
             delay=settings.getfloat("DOWNLOAD_DELAY"),
             dupefilter_key=dupefilter.key if in_script else "",
             bloom=dupefilter.bloom if isinstance(dupefilter, RedisBloomDupeFilter) else None,

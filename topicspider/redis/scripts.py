@@ -11,6 +11,9 @@ Keys, under the crawl's prefix ``P`` (``topicspider:<crawl id>``):
 ``P:size``             hash       partition → number of queued requests
 ``P:busy``             hash       slot → requests downloading on it, cluster-wide
 ``P:parsing``          hash       slot → requests downloaded and still being parsed, cluster-wide
+``P:judged``           string     pages whose links are all queued, by all workers
+``P:led``              hash       slot → ``P:judged`` when a request last went ahead of its best
+                                  (``TOPIC_PARSE_BACKLOG_AFTER``)
 ``P:held:<id>``        hash       slot → requests downloading on it from worker ``id``
 ``P:serving:<part>``   set        workers serving a partition, to share its slots fairly
 ``P:partitions``       hash       worker id → the partitions it serves (``0,2``)
@@ -154,8 +157,21 @@ local delay, wanted = tonumber(ARGV[4]), tonumber(ARGV[5])
 local parts = {}
 for p in string.gmatch(ARGV[6], '[^,]+') do parts[#parts + 1] = p end
 local dupekey, bloom = ARGV[7], ARGV[8] == 'bloom'
-local backlog = tonumber(ARGV[9])
+local backlog, backlog_after = tonumber(ARGV[9]), tonumber(ARGV[10])
 if gone() then return 'gone' end
+-- Pages judged by all workers, this step's among them (TOPIC_PARSE_BACKLOG_AFTER).
+local judged = tonumber(redis.call('GET', P .. ':judged') or '0') + tonumber(ARGV[11])
+
+-- A request that goes ahead of its slot's best queued one: the slot's pages change its
+-- choice, and it waits for their links for `backlog_after` pages judged.
+local function note_lead(slot, part, neg)
+  if backlog > 0 and backlog_after > 0 then
+    local best = redis.call('ZSCORE', tkey(part), slot)
+    if best and tonumber(neg) < tonumber(best) then
+      redis.call('HSET', P .. ':led', slot, judged)
+    end
+  end
+end
 
 local function rescore(fp, neg, blob)
   local entry = redis.call('HGET', P .. ':where', fp)
@@ -164,6 +180,7 @@ local function rescore(fp, neg, blob)
   local old = redis.call('ZSCORE', qkey(f[1]), f[3])
   if not old then return 0 end
   if tonumber(neg) < tonumber(old) then
+    note_lead(f[1], f[2], neg)
     redis.call('ZADD', qkey(f[1]), neg, f[3])
     redis.call('HSET', P .. ':req', f[3], blob)
     redis.call('ZADD', tkey(f[2]), 'LT', neg, f[1])
@@ -175,6 +192,7 @@ end
 local function insert(fp, slot, part, neg, blob)
   local member = string.format('%016x', redis.call('INCR', P .. ':seq')) .. fp
   redis.call('HSET', P .. ':req', member, blob)
+  note_lead(slot, part, neg)
   enqueue(slot, part, member, neg)
   return 1
 end
@@ -202,8 +220,8 @@ end
 -- mode c: check the crawl's seen-set (ARGV[7], ARGV[8]); n: new by the worker's own
 -- dupefilter; f: dont_filter, always queued; r: seen before, only raise the queued score.
 local statuses = {}
-local i = 11
-for _ = 1, tonumber(ARGV[10]) do
+local i = 13
+for _ = 1, tonumber(ARGV[12]) do
   local mode, fp, slot, part = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
   local neg, blob, bits = ARGV[i + 4], ARGV[i + 5], ARGV[i + 6]
   i = i + 7
@@ -219,6 +237,7 @@ for _ = 1, tonumber(ARGV[10]) do
   end
   statuses[#statuses + 1] = status
 end
+if tonumber(ARGV[11]) > 0 then redis.call('INCRBY', P .. ':judged', ARGV[11]) end
 
 local acked = 0
 local acks = tonumber(ARGV[i])
@@ -226,7 +245,8 @@ for j = i + 1, i + acks do acked = acked + release(worker, ARGV[j], false) end
 i = i + acks + 1
 
 -- Leases whose page is downloaded and being parsed: their slot may download again, up to
--- `backlog` more pages of it waiting for their parse (TOPIC_PARSE_BACKLOG).
+-- `backlog` more pages of it waiting for their parse (TOPIC_PARSE_BACKLOG), once the last
+-- `backlog_after` pages judged sent it no request ahead of its best.
 local inflight = P .. ':inflight:' .. worker
 for j = i + 1, i + tonumber(ARGV[i]) do
   local entry = redis.call('HGET', inflight, ARGV[j])
@@ -257,6 +277,12 @@ if delay > 0 and wanted > 0 then now = now_ms() end
 -- worker holds less than its share of them: the limit divided among the workers serving
 -- the partition, so that a worker that frees a slot does not take it back at once forever.
 local busy, held, parsing, shares = {}, {}, {}, {}
+local function slot_backlog(slot)
+  if busy[slot] + parsing[slot] < limit or backlog_after == 0 then return backlog end
+  local led = tonumber(redis.call('HGET', P .. ':led', slot) or '0')
+  if judged - led < backlog_after then return 0 end
+  return backlog
+end
 -- Milliseconds until the first slot held back only by DOWNLOAD_DELAY may start (-1: none).
 local soonest = -1
 local function eligible(slot, part)
@@ -270,7 +296,7 @@ local function eligible(slot, part)
     shares[part] = math.ceil(limit / serving)
   end
   if busy[slot] >= limit or held[slot] >= shares[part] then return false end
-  if busy[slot] + parsing[slot] >= limit + backlog then return false end
+  if busy[slot] + parsing[slot] >= limit + slot_backlog(slot) then return false end
   if delay > 0 then
     local ready = tonumber(redis.call('HGET', P .. ':ready', slot) or '0')
     if ready > now then
