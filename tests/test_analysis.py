@@ -74,6 +74,47 @@ def test_gbk_page_without_declaration_is_decoded():
     assert page.relevance == pytest.approx(analyze(PAGE).relevance)
 
 
+def test_a_link_query_in_the_pages_encoding_is_read_in_it():
+    """``?q=足球`` on a GBK page is sent, and written, in GBK: its words count as on a UTF-8
+    page (before, they read as replacement characters and the link scored 0)."""
+    html = PAGE.replace("<head>", "<head><meta charset=gbk>")
+    gbk = analyzer().analyze(
+        "http://127.0.0.1/sports/review.html", html.encode("gbk"), "text/html", ("127.0.0.1",)
+    )
+    utf8 = analyze(PAGE)
+    query = gbk.links[-1]
+    assert query.url.endswith("?q=%D7%E3%C7%F2")
+    assert query.anchor == pytest.approx(utf8.links[-1].anchor)
+    assert query.anchor > 0
+
+
+#: ``PAGE`` as a Taiwanese or Hong Kong site writes it: Traditional characters, in Big5.
+TRADITIONAL = str.maketrans(
+    "赛顾队后时进制胜阅读决报联积页闻开来链",
+    "賽顧隊後時進製勝閱讀決報聯積頁聞開來鏈",
+)
+TRADITIONAL_PAGE = PAGE.replace("<head>", "<head><meta charset=big5>").translate(TRADITIONAL)
+
+
+def test_a_traditional_chinese_page_scores_as_its_simplified_original():
+    """Simplified keywords (足球, 比赛) on a Big5 page in Traditional characters (比賽): the
+    page and its links score as the Simplified page does; its text is kept as written."""
+    simplified = analyze(PAGE)
+    traditional = analyzer().analyze(
+        "http://127.0.0.1/sports/review.html",
+        TRADITIONAL_PAGE.encode("big5"),
+        "text/html",
+        ("127.0.0.1",),
+    )
+    assert traditional.charset in {"big5", "cp950", "big5hkscs"}
+    assert traditional.title == "足球比賽回顧"
+    assert traditional.relevance == pytest.approx(simplified.relevance)
+    assert [link.anchor for link in traditional.links] == pytest.approx(
+        [link.anchor for link in simplified.links]
+    )
+    assert traditional.links[0].anchor > 0.2
+
+
 @pytest.mark.parametrize("content_type", ["text/html; charset=gbk", "text/html"])
 def test_a_gbk_page_after_a_utf8_byte_order_mark_is_read_as_gbk(content_type):
     # A GBK site's PHP include saved as "UTF-8 with BOM" puts one before every page.

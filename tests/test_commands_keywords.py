@@ -182,6 +182,26 @@ def test_terms_are_written_as_the_samples_spell_them(tmp_path):
     assert {"cooky", "cach", "服务器"} <= set(parse_keyword_file(out).weights)
 
 
+def test_traditional_samples_give_terms_in_simplified_characters(tmp_path):
+    """Big5 samples in Traditional characters: the terms come out as the tokenizer reads
+    them, in Simplified ones, which match pages in either."""
+    samples, other = tmp_path / "samples", tmp_path / "other"
+    samples.mkdir()
+    other.mkdir()
+    for name, title, text in (
+        ("a", "聯賽戰報", "聯賽第十輪比賽，主隊球員連進兩球，球迷在看臺上歡呼。"),
+        ("b", "球隊動態", "球隊在聯賽中保持不敗，球員和教練一起慶祝勝利。"),
+    ):
+        page = f"<meta charset=big5><title>{title}</title><p>{text}</p>"
+        (samples / f"{name}.html").write_bytes(page.encode("big5"))
+    (other / "c.html").write_text("<p>菜谱和烹饪：先把土豆切成细丝，再下锅快炒。</p>", "utf-8")
+    result = scrapy_keywords(samples, "--top", "6", "--background", other)
+    assert result.returncode == 0, result.stderr[-2000:]
+    terms = set(terms_of(result.stdout))
+    assert {"联赛", "球员", "球队"} <= terms, terms
+    assert not {"聯賽", "球員", "球隊"} & terms, terms
+
+
 def sidebar(name: str) -> str:
     """A site's table of contents in a plain ``div``, as Texinfo and most templates write it."""
     entries = "".join(

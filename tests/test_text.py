@@ -12,6 +12,7 @@ from topicspider.text import (
     mentions,
     normalize_term,
     parse_html,
+    simplified,
     subwords,
     tokenize,
     url_words,
@@ -279,6 +280,13 @@ def test_link_text_and_context_leave_scripts_out():
 def test_url_words():
     assert url_words("http://127.0.0.1/library/asyncio-task.html?x=1") == "library asyncio task x 1"
     assert "体育" in url_words("http://127.0.0.1/%E4%BD%93%E8%82%B2/index.html")
+
+
+def test_url_words_read_a_query_in_the_pages_encoding():
+    """Browsers send a link's query in its page's encoding, and its path in UTF-8."""
+    assert url_words("http://127.0.0.1/tag.php?name=%D7%E3%C7%F2", "gbk") == "tag name 足球"
+    utf8 = "http://127.0.0.1/%E4%BD%93%E8%82%B2/?name=%E8%B6%B3%E7%90%83"
+    assert url_words(utf8, "gbk") == "体育 name 足球"
 
 
 def test_body_text_is_capped():
@@ -655,3 +663,13 @@ def test_a_link_in_an_svg_image_is_a_link():
     # An SVG image's title names its link, as an image's alt does; it is not the page's text.
     assert page.links["http://127.0.0.1/search.html"].anchor == "搜索"
     assert "搜索" not in page.body
+
+
+def test_traditional_chinese_is_read_as_simplified():
+    """Pages and keywords in either script meet: each run of Chinese characters is read in
+    Simplified ones before it is cut, and jieba's dictionary cuts both alike."""
+    assert tokenize("聯賽第十輪比賽回顧：主隊球員連進兩球") == tokenize(
+        "联赛第十轮比赛回顾：主队球员连进两球"
+    )
+    assert normalize_term("足球比賽") == normalize_term("足球比赛")
+    assert simplified("Football 足球比賽") == "Football 足球比赛"

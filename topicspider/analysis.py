@@ -188,7 +188,7 @@ class Analyzer:
         followed = [
             (link, facts)
             for link in page.links.values()
-            if (facts := self._url_facts(link.url)).follows
+            if (facts := self._url_facts(link.url, charset)).follows
         ]
         truncated = 0
         if self.max_links and len(followed) > self.max_links:
@@ -231,10 +231,10 @@ class Analyzer:
         canonical = canonical_of(root, base_url, without_session(url), charset, header_canonicals)
         return canonical if canonical and self._follows(canonical) else None
 
-    def _facts(self, url: str) -> _UrlFacts:
+    def _facts(self, url: str, charset: str) -> _UrlFacts:
         if not self._follows(url):
             return _UrlFacts(False, "", False, "")
-        return _UrlFacts(True, template(url), is_noise(url), url_words(url))
+        return _UrlFacts(True, template(url), is_noise(url), url_words(url, charset))
 
     def _follows(self, url: str) -> bool:
         """The rules of Scrapy's ``LinkExtractor`` (web schemes, no binary file extensions,

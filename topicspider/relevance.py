@@ -16,7 +16,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from topicspider.keywords import KeywordVector
-from topicspider.text import LinkContext, add_terms, mentions, subwords, tokenize, url_words
+from topicspider.text import (
+    LinkContext,
+    add_terms,
+    mentions,
+    simplified,
+    subwords,
+    tokenize,
+    url_words,
+)
 
 __all__ = [
     "FEATURES",
@@ -122,7 +130,7 @@ class Relevance:
         """Relevance of a short text such as a link's anchor and context."""
         # Most links on a site say nothing of the topic (61–97% of the link texts on the
         # shared sites): the ones that name no keyword score 0 without being tokenized.
-        if self.mentions is not None and not self.mentions.search(text.lower()):
+        if self.mentions is not None and not self.mentions.search(simplified(text.lower())):
             return 0.0
         return self._cosine(self._counts(tokenize(text)))
 

@@ -15,12 +15,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 from typing import NamedTuple, Protocol
-from urllib.parse import unquote, urljoin, urlsplit
+from urllib.parse import unquote, unquote_to_bytes, urljoin, urlsplit
 
 try:  # the same segmenter and dictionary in C++, about six times faster
     import jieba_fast_dat as jieba
 except ImportError:  # pragma: no cover - the pure-Python original
     import jieba
+import opencc
 from lxml import etree
 from w3lib.html import strip_html5_whitespace
 from w3lib.url import safe_url_string
@@ -38,6 +39,7 @@ __all__ = [
     "mentions",
     "normalize_term",
     "parse_html",
+    "simplified",
     "spelled_tokens",
     "subwords",
     "tokenize",
@@ -53,6 +55,18 @@ def _jieba():
     apart until it is initialized, so every use goes through here."""
     jieba.initialize()
     return jieba
+
+
+@functools.cache
+def _to_simplified() -> opencc.OpenCC:
+    return opencc.OpenCC("t2s")
+
+
+def simplified(text: str) -> str:
+    """``text`` with Traditional Chinese written in Simplified characters (OpenCC's
+    ``t2s``), as the tokenizer reads it: a keyword written one way matches pages written
+    the other, and jieba's dictionary, which is Simplified, cuts both alike."""
+    return text if text.isascii() else _to_simplified().convert(text)
 
 
 #: Elements whose text is a unit of meaning: a link's context is the text of its block.
@@ -287,7 +301,7 @@ def _cut(run: str) -> tuple[str, ...]:
     """The tokens kept of a run of Chinese characters. Cached: most runs of a site's link
     texts recur (nine in ten on the handbook, more on the Python docs), and a third of
     its pages' runs; ``add_terms`` empties the cache, as the cut may change."""
-    return tuple(filter(None, map(_keep, _jieba().lcut(run, HMM=False))))
+    return tuple(filter(None, map(_keep, _jieba().lcut(simplified(run), HMM=False))))
 
 
 @functools.lru_cache(maxsize=200_000)
@@ -317,7 +331,7 @@ def add_terms(terms: Iterable[str]) -> None:
     for term in terms:
         for run in _RUNS.finditer(term.lower()):
             if run.lastgroup == "han":
-                word = run.group()
+                word = simplified(run.group())
                 _jieba().add_word(word, freq=max(_jieba().get_FREQ(word) or 0, 2000))
     _cut.cache_clear()
 
@@ -362,10 +376,19 @@ def _percent_encoded(url: str, encoding: str) -> str:
     return safe_url_string(url, encoding)
 
 
-def url_words(url: str) -> str:
-    """Words in a URL's host-less path and query, for scoring links by their address."""
+def url_words(url: str, encoding: str = "utf-8") -> str:
+    """Words in a URL's host-less path and query, for scoring links by their address.
+
+    A browser sends a link's path in UTF-8 and its query in the page's ``encoding``
+    (:func:`link_url` writes them so): a GBK page's ``?tag=足球`` is ``%D7%E3%C7%F2``.
+    A query that is not UTF-8 is read in the page's encoding."""
     parts = urlsplit(url)
-    raw = unquote(f"{parts.path} {parts.query}", errors="replace")
+    query = unquote_to_bytes(parts.query)
+    try:
+        query_text = query.decode("utf-8")
+    except UnicodeDecodeError:
+        query_text = query.decode(encoding, errors="replace")
+    raw = f"{unquote(parts.path, errors='replace')} {query_text}"
     return " ".join(w for w in _URL_SPLIT.split(raw) if w and w.lower() not in _URL_NOISE)
 
 
