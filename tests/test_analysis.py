@@ -98,7 +98,8 @@ TRADITIONAL_PAGE = PAGE.replace("<head>", "<head><meta charset=big5>").translate
 
 def test_a_traditional_chinese_page_scores_as_its_simplified_original():
     """Simplified keywords (足球, 比赛) on a Big5 page in Traditional characters (比賽): the
-    page and its links score as the Simplified page does; its text is kept as written."""
+    page and its links score as the Simplified page does, and it is its near-duplicate; its
+    text is kept as written."""
     simplified = analyze(PAGE)
     traditional = analyzer().analyze(
         "http://127.0.0.1/sports/review.html",
@@ -113,6 +114,7 @@ def test_a_traditional_chinese_page_scores_as_its_simplified_original():
         [link.anchor for link in simplified.links]
     )
     assert traditional.links[0].anchor > 0.2
+    assert traditional.fingerprint == simplified.fingerprint  # one page, in two scripts
 
 
 @pytest.mark.parametrize("content_type", ["text/html; charset=gbk", "text/html"])
