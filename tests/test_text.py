@@ -673,3 +673,13 @@ def test_traditional_chinese_is_read_as_simplified():
     )
     assert normalize_term("足球比賽") == normalize_term("足球比赛")
     assert simplified("Football 足球比賽") == "Football 足球比赛"
+
+
+def test_taiwan_words_in_traditional_text_are_read_as_mainland_ones():
+    """A run with Traditional characters is read with Taiwan's words in mainland ones (網路,
+    network, as 网络; 列印, print, as 打印); a run in Simplified characters is left as it is
+    written (程序 is a program on the mainland, a process in Taiwan)."""
+    assert tokenize("設定網路服務") == tokenize("设置网络服务")
+    assert simplified("選擇列印範圍") == "选择打印范围"
+    assert simplified("关于数字签名") == "关于数字签名"
+    assert simplified("运行程序") == "运行程序"

@@ -62,11 +62,22 @@ def _to_simplified() -> opencc.OpenCC:
     return opencc.OpenCC("t2s")
 
 
+@functools.cache
+def _from_taiwan() -> opencc.OpenCC:
+    return opencc.OpenCC("tw2sp")
+
+
 def simplified(text: str) -> str:
-    """``text`` with Traditional Chinese written in Simplified characters (OpenCC's
-    ``t2s``), as the tokenizer reads it: a keyword written one way matches pages written
-    the other, and jieba's dictionary, which is Simplified, cuts both alike."""
-    return text if text.isascii() else _to_simplified().convert(text)
+    """``text`` in Simplified characters, as the tokenizer reads it: a keyword written one
+    way matches pages written the other, and jieba's dictionary, which is Simplified, cuts
+    both alike. Text with Traditional characters is also read with Taiwan's words in
+    mainland ones (OpenCC's ``tw2sp``: 列印 as 打印, 網路 as 网络); text without is left
+    as written, since ``tw2sp`` would reword mainland text too (程序, a program, as 进程)."""
+    if text.isascii():
+        return text
+    if _to_simplified().convert(text) == text:
+        return text
+    return _from_taiwan().convert(text)
 
 
 #: Elements whose text is a unit of meaning: a link's context is the text of its block.
