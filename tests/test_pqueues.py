@@ -238,11 +238,14 @@ def test_the_backlog_waits_for_pages_that_change_no_choice():
 def test_a_queued_request_raised_ahead_of_the_best_counts_as_a_changed_choice():
     queue, in_progress, downloader = slot_queue(parse_backlog=1, backlog_after=1)
     queue.push(request("best", 0.5))
+    queue.push(request("next", 0.4))
     queue.push(request("raised", 0.2))
     downloader.slots["127.0.0.1"] = Slot(concurrency=1, delay=0)
     in_progress.add(request("parsing"))
     queue.page_judged()
-    assert queue.rescore(request("raised", 0.8))
+    assert not queue.rescore(request("fetched-before", 0.9))  # not queued: no choice changed
+    assert queue.pop().url.endswith("/best")
+    assert queue.rescore(request("raised", 0.8))  # ahead of "next"
     assert queue.pop() is None
     queue.page_judged()
     assert queue.pop().url.endswith("/raised")

@@ -645,11 +645,14 @@ class ScorePriorityQueue:
             return 0
         return self.parse_backlog
 
-    def _note_lead(self, request: Request, slot: str) -> None:
-        if self.parse_backlog and self.backlog_after:
-            head = self.queue.peek(slot)
-            if head is not None and -score_of(request) < head[0]:
-                self._led_at[slot] = self._pages_judged
+    def _head(self, slot: str) -> Order | None:
+        """The slot's best queued order, when leads are counted."""
+        return self.queue.peek(slot) if self.parse_backlog and self.backlog_after else None
+
+    def _note_lead(self, request: Request, slot: str, head: Order | None) -> None:
+        """Whether the request, now queued, went ahead of ``head``."""
+        if head is not None and -score_of(request) < head[0]:
+            self._led_at[slot] = self._pages_judged
 
     def _slot(self, request: Request) -> str:
         if self.engine is not None:
@@ -702,8 +705,9 @@ class ScorePriorityQueue:
 
     def push(self, request: Request) -> None:
         slot, fingerprint = self._key(request)
-        self._note_lead(request, slot)
+        head = self._head(slot)
         self.queue.push(request, slot, fingerprint)
+        self._note_lead(request, slot, head)
 
     def rescore(self, request: Request) -> bool:
         """If the request is still queued, raise its score to the new one if higher.
@@ -712,8 +716,11 @@ class ScorePriorityQueue:
         one found, should decide when it is fetched. Return whether it was queued.
         """
         slot, fingerprint = self._key(request)
-        self._note_lead(request, slot)
-        return self.queue.improve(request, slot, fingerprint)
+        head = self._head(slot)
+        queued = self.queue.improve(request, slot, fingerprint)
+        if queued:
+            self._note_lead(request, slot, head)
+        return queued
 
     def pop(self) -> Request | None:
         settle = getattr(self.queue, "settle", None)
