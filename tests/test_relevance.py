@@ -73,6 +73,17 @@ def test_link_texts_score_the_same_with_or_without_the_keyword_check(site, gloss
         assert fast == pytest.approx(full)
 
 
+def test_traditional_link_texts_score_the_same_with_or_without_the_keyword_check():
+    """The keyword check reads Traditional text as the tokenizer does, one run of Chinese
+    characters at a time: 程序 beside 設定 is still 程序, not Taiwan's word for a process."""
+    relevance = Relevance(parse_inline("程序:2,打印:2,足球:1,比赛:1"))
+    texts = ["程序 設定", "列印 設定", "選擇列印範圍", "足球比賽回顧", "運行程序", "菜譜"]
+    scores = [(relevance.text(text), relevance.page("", text)) for text in texts]
+    assert [fast > 0 for fast, _ in scores] == [True, False, True, True, True, False]
+    for fast, full in scores:
+        assert fast == pytest.approx(full)
+
+
 def test_phrase_terms_count_only_as_phrases():
     relevance = Relevance(parse_inline("world cup:1"))
     assert relevance.text("the world cup final") > 0

@@ -70,14 +70,20 @@ def _from_taiwan() -> opencc.OpenCC:
 def simplified(text: str) -> str:
     """``text`` in Simplified characters, as the tokenizer reads it: a keyword written one
     way matches pages written the other, and jieba's dictionary, which is Simplified, cuts
-    both alike. Text with Traditional characters is also read with Taiwan's words in
-    mainland ones (OpenCC's ``tw2sp``: 列印 as 打印, 網路 as 网络); text without is left
-    as written, since ``tw2sp`` would reword mainland text too (程序, a program, as 进程)."""
+    both alike. Each run of Chinese characters is read by itself, as :func:`tokenize` cuts
+    it (see :func:`_simplified_run`)."""
     if text.isascii():
         return text
-    if _to_simplified().convert(text) == text:
-        return text
-    return _from_taiwan().convert(text)
+    return _HAN_RUN.sub(lambda run: _simplified_run(run.group()), text)
+
+
+def _simplified_run(run: str) -> str:
+    """A run with Traditional characters is also read with Taiwan's words in mainland ones
+    (OpenCC's ``tw2sp``: 列印 as 打印, 網路 as 网络); a run without is left as written,
+    since ``tw2sp`` would reword mainland text too (程序, a program, as 进程)."""
+    if _to_simplified().convert(run) == run:
+        return run
+    return _from_taiwan().convert(run)
 
 
 #: Elements whose text is a unit of meaning: a link's context is the text of its block.
@@ -166,6 +172,7 @@ _VISIBLE_TEXT = etree.XPath(
 )
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _RUNS = re.compile(f"(?P<han>[{_HAN}]+)|(?P<word>[^\\W_{_HAN}]+)")
+_HAN_RUN = re.compile(f"[{_HAN}]+")
 _SPACES = re.compile(r"\s+")
 _XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 _URL_SPLIT = re.compile(r"[^\w]+|_")
@@ -312,7 +319,7 @@ def _cut(run: str) -> tuple[str, ...]:
     """The tokens kept of a run of Chinese characters. Cached: most runs of a site's link
     texts recur (nine in ten on the handbook, more on the Python docs), and a third of
     its pages' runs; ``add_terms`` empties the cache, as the cut may change."""
-    return tuple(filter(None, map(_keep, _jieba().lcut(simplified(run), HMM=False))))
+    return tuple(filter(None, map(_keep, _jieba().lcut(_simplified_run(run), HMM=False))))
 
 
 @functools.lru_cache(maxsize=200_000)
@@ -342,7 +349,7 @@ def add_terms(terms: Iterable[str]) -> None:
     for term in terms:
         for run in _RUNS.finditer(term.lower()):
             if run.lastgroup == "han":
-                word = simplified(run.group())
+                word = _simplified_run(run.group())
                 _jieba().add_word(word, freq=max(_jieba().get_FREQ(word) or 0, 2000))
     _cut.cache_clear()
 
