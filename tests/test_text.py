@@ -356,6 +356,20 @@ def test_a_sidebar_table_of_contents_is_not_the_pages_text():
     assert "http://127.0.0.1/book/ch39.html" in page.links
 
 
+def test_links_in_menus_and_sidebars_are_site_wide_and_a_pages_own_list_is_not():
+    menu = '<ul><li><a href="/">首页</a></li><li><a href="/news">新闻</a></li></ul>'
+    main = f"<ol>{_chapters(3).replace('/book/ch', '/book/part')}</ol>"
+    html = _book_page(main, 40).replace("<main>", f"<main>{menu}")
+    page = extract_page(parse_html(html), "http://127.0.0.1/book/ch16.html")
+    assert page.links["http://127.0.0.1/news"].site_wide  # a menu
+    assert page.links["http://127.0.0.1/book/ch39.html"].site_wide  # the sidebar
+    assert not page.links["http://127.0.0.1/book/part1.html"].site_wide
+    # A chapter both lists and has in its sidebar is one of its entries.
+    both = html.replace("/book/part1.html", "/book/ch1.html")
+    page = extract_page(parse_html(both), "http://127.0.0.1/book/ch16.html")
+    assert not page.links["http://127.0.0.1/book/ch1.html"].site_wide
+
+
 def test_short_sidebars_a_pages_own_contents_and_asides_in_the_content_stay():
     main = "<p>安装编译器以后，先写一个打印问候语的程序。</p>"
     short = extract_page(parse_html(_book_page(main, 39)), "http://127.0.0.1/book/a.html")

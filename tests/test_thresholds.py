@@ -93,6 +93,7 @@ def test_a_crawl_resumed_with_another_threshold_uses_it(site_url, tmp_path):
         ({"TOPIC_THRESHOLD_MODE": "median"}, "TOPIC_THRESHOLD_MODE='median'"),
         ({"TOPIC_THRESHOLD_MIN": 0.2}, "TOPIC_THRESHOLD_MIN=0.2"),
         ({"TOPIC_THRESHOLD_RATIO": 0}, "TOPIC_THRESHOLD_RATIO=0"),
+        ({"TOPIC_LISTED_THRESHOLD": -0.1}, "TOPIC_LISTED_THRESHOLD=-0.1"),
     ],
 )
 def test_unusable_settings_are_named(overrides, message):

@@ -51,6 +51,8 @@ class ScoredLink:
     noise: bool
     #: The page in another language (see :class:`~topicspider.text.LinkContext`).
     translation: bool = False
+    #: In a region every page of the site repeats (see :class:`~topicspider.text.LinkContext`).
+    site_wide: bool = False
 
 
 class _UrlFacts(NamedTuple):
@@ -203,6 +205,7 @@ class Analyzer:
                 facts.template,
                 facts.noise,
                 link.translation,
+                link.site_wide,
             )
             for link, facts in followed
         ]

@@ -21,6 +21,10 @@ TOPIC_THRESHOLD_MODE = "adaptive"
 TOPIC_THRESHOLD_MIN = 0.05
 TOPIC_THRESHOLD_RATIO = 0.7
 TOPIC_THRESHOLD_TOP = 10
+# A page that a table of contents of the topic lists (a relevant page mostly of links, at
+# least half of whose link text mentions the topic) is stored from this relevance, when the
+# threshold above asks more (TOPIC_THRESHOLD or higher: off).
+TOPIC_LISTED_THRESHOLD = 0.05
 # best_first | bfs | dfs
 TOPIC_STRATEGY = "best_first"
 # How many irrelevant pages in a row whose every link is followed; past them, only links whose

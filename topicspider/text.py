@@ -12,7 +12,7 @@ import logging
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from typing import NamedTuple, Protocol
 from urllib.parse import unquote, unquote_to_bytes, urljoin, urlsplit
@@ -225,6 +225,9 @@ class LinkContext:
     #: The page in another language: marked so (``hreflang``), or one of two or more links
     #: to the page's own address with another language code (a language switcher).
     translation: bool = False
+    #: Found only in regions every page of the site repeats: menus, sidebar tables of
+    #: contents, link regions another page had too (see :func:`extract_page`).
+    site_wide: bool = False
 
 
 @dataclass(frozen=True)
@@ -652,6 +655,10 @@ def _links(
         site_wide |= _repeated(root, navigation, blocks.away, blocks.away_sum, memory)
     inside = {node for region in site_wide for node in region.iter()}
     outside = sum(chars for block, chars in blocks.chars.items() if block not in inside)
+    links = [
+        replace(link, site_wide=True) if where.block in inside else link
+        for link, where in zip(links, found, strict=True)
+    ]
     return links, site_wide, listings, outside
 
 
@@ -833,7 +840,10 @@ def extract_page(
                 f"{known.context} {link.context}",
                 navigation=known.navigation and link.navigation,
                 translation=known.translation and link.translation,
+                site_wide=known.site_wide and link.site_wide,
             )
+        elif known.site_wide and not link.site_wide:
+            links[link.url] = replace(known, site_wide=False)
     bodies = root.xpath("//body")
     body = _content_text(bodies[0] if bodies else root, site_wide)
     main = _content_text(bodies[0] if bodies else root, site_wide | listings) if listings else body

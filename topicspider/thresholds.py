@@ -128,6 +128,9 @@ def check_settings(settings: BaseSettings) -> None:
         raise ConfigError(
             f"TOPIC_THRESHOLD_MIN={lowest:g}: expected 0 <= it <= TOPIC_THRESHOLD ({fixed:g})"
         )
+    listed = settings.getfloat("TOPIC_LISTED_THRESHOLD")
+    if listed < 0:
+        raise ConfigError(f"TOPIC_LISTED_THRESHOLD={listed:g}: expected a relevance >= 0")
     if ratio <= 0 or top < 1:
         raise ConfigError(
             f"TOPIC_THRESHOLD_RATIO={ratio:g}, TOPIC_THRESHOLD_TOP={top}: "

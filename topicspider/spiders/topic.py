@@ -33,6 +33,7 @@ from topicspider.hostcap import HostFull
 from topicspider.importance import Opic
 from topicspider.items import PageItem
 from topicspider.keywords import KeywordVector, load_keywords
+from topicspider.listings import LISTED_KEY, TopicalLists
 from topicspider.pqueues import LINKS_QUEUED_KEY, RESERVE_KEY, SCORE_KEY
 from topicspider.redis.connection import get_client, key_prefix
 from topicspider.redis.crawl import check_settings
@@ -272,6 +273,8 @@ class TopicSpider(Spider):
         self.strategy = self._strategy(settings.get("TOPIC_STRATEGY"), settings)
         self.patterns = PatternStats()
         self.siblings = SiblingYields(settings.getint("TOPIC_BARREN_SIBLINGS"))
+        self.lists = TopicalLists()
+        self.listed_threshold = settings.getfloat("TOPIC_LISTED_THRESHOLD")
         distance = settings.getint("TOPIC_DUPLICATE_DISTANCE")
         self.duplicates = SimHashIndex(distance) if distance >= 0 else None
         if settings.get("REDIS_URL"):
@@ -342,7 +345,14 @@ class TopicSpider(Spider):
         state = getattr(self, "state", None)
         if state is None:
             return
-        names = ["importance", "host_pages", "canonicals", "dropped_parameters", "siblings"]
+        names = [
+            "importance",
+            "host_pages",
+            "canonicals",
+            "dropped_parameters",
+            "siblings",
+            "lists",
+        ]
         if not self.settings.get("REDIS_URL"):  # in Redis, the crawl holds what these hold
             names += ["allowed_domains", "duplicates", "patterns", "strategy", "threshold"]
         for name in names:
@@ -503,16 +513,15 @@ class TopicSpider(Spider):
         stats = self.crawler.stats
         depth = response.meta.get("depth", 0)
         self.threshold.observe(page.relevance)
-        threshold = self.threshold.value
+        threshold = self._threshold_for(response, page)
         relevant = page.relevance >= threshold
         # A site's table of contents (a front page, an index) names the topic's pages and
         # may score like them; unless most of what it lists is on topic it is not about
-        # the topic: followed as a relevant page, not stored.
-        hub = (
-            relevant
-            and page.link_share > self.hub_link_ratio
-            and page.topical_link_share < TOPICAL_HUB_SHARE
-        )
+        # the topic: followed as a relevant page, not stored. If it is, it is a list of
+        # the topic, and vouches for what it lists.
+        contents = relevant and page.link_share > self.hub_link_ratio
+        hub = contents and page.topical_link_share < TOPICAL_HUB_SHARE
+        listed = self.lists.add(page) if contents and not hub else frozenset()
         robots = self._robots(response, page)
         accepted = relevant and not hub and NOINDEX not in robots
         # A near-duplicate of a stored page (a list's last page, served again for any page
@@ -589,6 +598,8 @@ class TopicSpider(Spider):
             }
             if page.fingerprint:
                 meta[PARENT_TEXT_KEY] = page.fingerprint
+            if link.url in listed:
+                meta[LISTED_KEY] = True
             if not follow:
                 reserved += 1
                 meta[RESERVE_KEY] = True
@@ -597,6 +608,18 @@ class TopicSpider(Spider):
             stats.inc_value("topic/links_known", known)
         if reserved:
             stats.inc_value("topic/reserved", reserved)
+
+    def _threshold_for(self, response: TextResponse, page: PageAnalysis) -> float:
+        """The crawl's threshold, or ``TOPIC_LISTED_THRESHOLD`` if lower for a page that a
+        list of the topic names (:mod:`topicspider.listings`)."""
+        threshold = self.threshold.value
+        if self.listed_threshold >= threshold:
+            return threshold
+        if response.meta.get(LISTED_KEY) or without_session(response.url) in self.lists:
+            if self.listed_threshold <= page.relevance < threshold:
+                self.crawler.stats.inc_value("topic/listed")
+            return self.listed_threshold
+        return threshold
 
     def _robots(self, response: TextResponse, page: PageAnalysis) -> frozenset[str]:
         """What the page's robots tags and its ``X-Robots-Tag`` headers forbid."""

@@ -1,0 +1,132 @@
+import pickle
+
+import pytest
+from scrapy.http import HtmlResponse, Request
+from scrapy.utils.test import get_crawler
+
+from tests.test_settingtypes import PROJECT
+from tests.test_spider_focus import ARTICLE, crawl, page, served
+from topicspider import listings
+from topicspider.analysis import Analyzer
+from topicspider.items import PageItem
+from topicspider.keywords import parse_inline
+from topicspider.listings import LISTED_KEY, TopicalLists
+from topicspider.spiders.topic import TopicSpider
+
+KEYWORDS = "足球:3,比赛:2"
+#: The league's standings: a page of the league that says 比赛 once, and 足球 never.
+STANDINGS = (
+    "<p>联赛积分榜：红星队十胜二平，积二十四分，蓝海队九胜三平，积三十分，"
+    "白云队八胜四负，积二十八分。本轮比赛过后，前三名的分差缩小到两分，"
+    "下周三补赛一场。降级区的三支球队仍在争取保级，各队的净胜球和"
+    "胜负关系将决定最后的排名，球票已在售票点和网上开售，票价与上季相同。</p>"
+)
+#: The editor's notes: as little about football as the standings, and on no list of it.
+NOTES = (
+    "<p>编辑手记：本周的读者来信很多，有人问起联赛的票价，有人想知道球场周边的交通，"
+    "也有人关心周末的天气。地铁二号线在比赛日加开夜班车，公交也有三条专线，"
+    "停车场的车位需要提前预约，球场周边的餐馆营业到深夜，售票点周末照常营业。</p>"
+)
+MENU = (
+    '<p><a href="/index.html">首页</a> | <a href="/news.html">新闻</a>'
+    ' | <a href="/ads.html">广告</a></p>'
+)
+ROUNDS = [f"/league/{n}.html" for n in range(1, 5)]
+
+
+def league_contents() -> str:
+    """The league's table of contents: a menu, four match reports and the standings, and
+    a footer linking to the editor's notes elsewhere on the site."""
+    entries = "".join(
+        f'<li><a href="{path}">足球联赛第{n}轮比赛回顾</a></li>' for n, path in enumerate(ROUNDS, 1)
+    )
+    entries += '<li><a href="/league/standings.html">本赛季联赛积分榜与排名</a></li>'
+    footer = '<p>体育报社编辑部维护。<a href="/notes.html">编辑部的读者来信与编辑手记</a></p>'
+    return page("足球联赛", f"{MENU}<h1>足球联赛</h1><ul>{entries}</ul>{footer}")
+
+
+def analyzed(url: str, html: str):
+    return Analyzer(parse_inline(KEYWORDS)).analyze(url, html.encode(), "text/html")
+
+
+def test_a_list_of_the_topic_lists_its_entries_not_the_menu_nor_the_footer():
+    lists = TopicalLists()
+    contents = analyzed("http://a.cn/league/index.html", league_contents())
+    listed = lists.add(contents)
+    # The standings mention no keyword: listed for the folder its neighbours share.
+    assert sorted(listed) == sorted(
+        f"http://a.cn{path}" for path in [*ROUNDS, "/league/standings.html"]
+    )
+    assert "http://a.cn/league/standings.html" in lists
+    assert "http://a.cn/notes.html" not in lists
+    assert "http://a.cn/news.html" not in lists
+    # What a crawl paused with JOBDIR keeps.
+    assert "http://a.cn/league/standings.html" in pickle.loads(pickle.dumps(lists))
+
+
+def test_the_oldest_listed_addresses_are_forgotten_past_the_limit(monkeypatch):
+    monkeypatch.setattr(listings, "LISTED", 10)
+    lists = TopicalLists()
+    for host in ("a.cn", "b.cn", "c.cn"):  # five listed addresses each
+        lists.add(analyzed(f"http://{host}/league/index.html", league_contents()))
+    assert "http://a.cn/league/1.html" not in lists
+    assert "http://c.cn/league/standings.html" in lists
+
+
+@pytest.fixture(scope="module")
+def league_site(tmp_path_factory):
+    """A match report linking to the league's table of contents and, in its text, to the
+    editor's notes."""
+    root = tmp_path_factory.mktemp("league-site")
+    links = (
+        '<p>本周专题：<a href="/league/index.html">足球联赛各轮比赛回顾目录</a>；'
+        '另见<a href="/notes.html">编辑部的读者来信与编辑手记</a>。</p>'
+    )
+    (root / "index.html").write_text(page("足球比赛", ARTICLE + links), "utf-8")
+    (root / "league").mkdir()
+    (root / "league" / "index.html").write_text(league_contents(), "utf-8")
+    for n, path in enumerate(ROUNDS, 1):
+        report = page(f"足球联赛第{n}轮比赛回顾", f"<p>第{n}轮。</p>{ARTICLE}")
+        (root / path.lstrip("/")).write_text(report, "utf-8")
+    standings = page("本赛季联赛积分榜与排名", STANDINGS)
+    (root / "league" / "standings.html").write_text(standings, "utf-8")
+    (root / "notes.html").write_text(page("编辑手记", NOTES), "utf-8")
+    for name in ("news", "ads"):
+        (root / f"{name}.html").write_text(page(name, "<p>本站公告。</p>"), "utf-8")
+    yield from served(root)
+
+
+FIXED = ("TOPIC_THRESHOLD_MODE=fixed", "TOPIC_DUPLICATE_DISTANCE=-1")
+
+
+def test_a_page_a_list_of_the_topic_names_is_stored_from_the_listed_threshold(
+    league_site, tmp_path
+):
+    result = crawl(f"{league_site}/index.html", tmp_path, *FIXED)
+    assert {"/league/standings.html", "/notes.html"} <= set(result.fetched)
+    # Both score between TOPIC_LISTED_THRESHOLD (0.05) and the threshold (0.12).
+    assert sorted(result.stored) == sorted(
+        ["/index.html", "/league/index.html", *ROUNDS, "/league/standings.html"]
+    )
+    assert "'topic/listed': 1" in result.log
+
+
+def test_a_listed_threshold_as_high_as_the_threshold_turns_it_off(league_site, tmp_path):
+    result = crawl(f"{league_site}/index.html", tmp_path, *FIXED, "TOPIC_LISTED_THRESHOLD=0.12")
+    assert "/league/standings.html" in result.fetched
+    assert "/league/standings.html" not in result.stored
+    assert "topic/listed" not in result.log
+
+
+@pytest.mark.parametrize(("listed", "stored"), [(True, True), (False, False)])
+def test_a_request_from_a_list_another_worker_judged_says_so_itself(listed, stored):
+    """In Redis, the list's page may have been judged by another worker: the request for
+    the link carries what the list said."""
+    crawler = get_crawler(TopicSpider, {**PROJECT, "TOPIC_THRESHOLD_MODE": "fixed"})
+    spider = TopicSpider.from_crawler(crawler, seeds="http://a.cn/", keywords=KEYWORDS)
+    url = "http://a.cn/league/standings.html"
+    html = page("本赛季联赛积分榜与排名", STANDINGS)
+    request = Request(url, meta={LISTED_KEY: True} if listed else {})
+    response = HtmlResponse(url, body=html.encode(), encoding="utf-8", request=request)
+    judged = list(spider._judge(response, analyzed(url, html)))
+    assert any(isinstance(item, PageItem) for item in judged) == stored
