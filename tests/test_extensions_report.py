@@ -159,6 +159,17 @@ def test_the_report_gives_the_threshold_the_last_verdict_used(tmp_path):
     assert "(threshold 0.061 at the end)" in (tmp_path / "report" / "report.md").read_text("utf-8")
 
 
+def test_a_page_a_list_named_leaves_the_crawls_threshold_in_the_report(tmp_path):
+    """A listed page is judged by TOPIC_LISTED_THRESHOLD: were it the last, the report would
+    have given that as the crawl's threshold."""
+    report = Report(tmp_path / "report", threshold=0.12)
+    report.page_scored("http://a/1", 0.3, True, 1, threshold=0.12)
+    report.page_scored("http://a/2", 0.08, True, 2, threshold=0.05, listed=True)
+    report.spider_closed(Spider(name="topic"), "finished")
+    figures = json.loads((tmp_path / "report" / "report.json").read_text("utf-8"))
+    assert (figures["threshold"], figures["accepted"]) == (0.12, 2)
+
+
 def test_doctests():
     assert doctest.testmod(report_module).failed == 0
 

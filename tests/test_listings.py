@@ -1,10 +1,12 @@
 import pickle
+from urllib.parse import urlsplit
 
 import pytest
 from scrapy.http import HtmlResponse, Request
 from scrapy.utils.test import get_crawler
 
 from tests.test_settingtypes import PROJECT
+from tests.test_spider import read_jsonl
 from tests.test_spider_focus import ARTICLE, crawl, page, served
 from topicspider import listings
 from topicspider.analysis import Analyzer
@@ -109,6 +111,12 @@ def test_a_page_a_list_of_the_topic_names_is_stored_from_the_listed_threshold(
         ["/index.html", "/league/index.html", *ROUNDS, "/league/standings.html"]
     )
     assert "'topic/listed': 1" in result.log
+    verdicts = {
+        urlsplit(row["url"]).path: (row["listed"], row["threshold"])
+        for row in read_jsonl(tmp_path / "f.jsonl")
+    }
+    assert verdicts["/league/standings.html"] == (True, 0.05)
+    assert verdicts["/notes.html"] == (False, 0.12)
 
 
 def test_a_listed_threshold_as_high_as_the_threshold_turns_it_off(league_site, tmp_path):

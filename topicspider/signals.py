@@ -2,8 +2,9 @@
 
 #: Sent by the spider for every fetched HTML page once it is scored, with ``url``,
 #: ``relevance``, ``accepted`` (stored or not), ``depth``, ``score`` (the link score it was
-#: fetched with) and ``threshold`` (the one its verdict used). Progress, fetch log and
-#: reports listen.
+#: fetched with), ``threshold`` (the one its verdict used) and ``listed`` (a table of contents
+#: of the topic names it: that threshold was ``TOPIC_LISTED_THRESHOLD``). Progress, fetch log
+#: and reports listen.
 page_scored = object()
 
 #: Sent by the spider for every fetched HTML page with ``page_url`` and ``links``: one dict

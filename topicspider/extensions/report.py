@@ -51,7 +51,8 @@ class Harvest:
     """
 
     def __init__(self, threshold: float) -> None:
-        #: The threshold of the last verdict (it moves with TOPIC_THRESHOLD_MODE=adaptive).
+        #: The crawl's threshold at the last verdict (it moves with
+        #: TOPIC_THRESHOLD_MODE=adaptive), not the lower one of a page a list of the topic names.
         self.threshold = threshold
         self.fetched = 0
         self.accepted = 0
@@ -66,7 +67,10 @@ class Harvest:
         self.relevance = array("f")
         self.thresholds = array("f")
 
-    def add(self, url: str, relevance: float, accepted: bool, depth: int) -> None:
+    def add(
+        self, url: str, relevance: float, accepted: bool, depth: int, threshold: float | None = None
+    ) -> None:
+        """``threshold``: the one the page's verdict used, if not the crawl's."""
         self.fetched += 1
         self.accepted += accepted
         if self.fetched in MILESTONES:
@@ -85,7 +89,7 @@ class Harvest:
             self.found.append(self.accepted)
             self.verdicts.append(accepted)
             self.relevance.append(relevance)
-            self.thresholds.append(self.threshold)
+            self.thresholds.append(self.threshold if threshold is None else threshold)
             if len(self.found) == MAX_POINTS:  # keep pages 2·stride, 4·stride, …
                 for column in (self.found, self.verdicts, self.relevance, self.thresholds):
                     del column[::2]
@@ -185,11 +189,12 @@ class Report:
         accepted: bool,
         depth: int,
         threshold: float | None = None,
+        listed: bool = False,
         **_: Any,
     ) -> None:
-        if threshold is not None:
+        if threshold is not None and not listed:
             self.harvest.threshold = threshold
-        self.harvest.add(url, relevance, bool(accepted), depth)
+        self.harvest.add(url, relevance, bool(accepted), depth, threshold)
         self._scored = True
 
     def item_scraped(self, item: Any) -> None:

@@ -513,7 +513,13 @@ class TopicSpider(Spider):
         stats = self.crawler.stats
         depth = response.meta.get("depth", 0)
         self.threshold.observe(page.relevance)
-        threshold = self._threshold_for(response, page)
+        threshold = self.threshold.value
+        # A page a list of the topic names is held to the lower bar (see listings).
+        listed = self.listed_threshold < threshold and self._listed(response)
+        if listed:
+            if self.listed_threshold <= page.relevance < threshold:
+                stats.inc_value("topic/listed")
+            threshold = self.listed_threshold
         relevant = page.relevance >= threshold
         # A site's table of contents (a front page, an index) names the topic's pages and
         # may score like them; unless most of what it lists is on topic it is not about
@@ -521,7 +527,7 @@ class TopicSpider(Spider):
         # the topic, and vouches for what it lists.
         contents = relevant and page.link_share > self.hub_link_ratio
         hub = contents and page.topical_link_share < TOPICAL_HUB_SHARE
-        listed = self.lists.add(page) if contents and not hub else frozenset()
+        entries = self.lists.add(page) if contents and not hub else frozenset()
         robots = self._robots(response, page)
         accepted = relevant and not hub and NOINDEX not in robots
         # A near-duplicate of a stored page (a list's last page, served again for any page
@@ -547,6 +553,7 @@ class TopicSpider(Spider):
             depth=depth,
             score=score if math.isfinite(score := response.meta.get(SCORE_KEY, 0.0)) else None,
             threshold=round(threshold, 6),
+            listed=listed,
         )
         if accepted:
             yield from self._accepted(response, page, depth, duplicate)
@@ -598,7 +605,7 @@ class TopicSpider(Spider):
             }
             if page.fingerprint:
                 meta[PARENT_TEXT_KEY] = page.fingerprint
-            if link.url in listed:
+            if link.url in entries:
                 meta[LISTED_KEY] = True
             if not follow:
                 reserved += 1
@@ -609,17 +616,10 @@ class TopicSpider(Spider):
         if reserved:
             stats.inc_value("topic/reserved", reserved)
 
-    def _threshold_for(self, response: TextResponse, page: PageAnalysis) -> float:
-        """The crawl's threshold, or ``TOPIC_LISTED_THRESHOLD`` if lower for a page that a
-        list of the topic names (:mod:`topicspider.listings`)."""
-        threshold = self.threshold.value
-        if self.listed_threshold >= threshold:
-            return threshold
-        if response.meta.get(LISTED_KEY) or without_session(response.url) in self.lists:
-            if self.listed_threshold <= page.relevance < threshold:
-                self.crawler.stats.inc_value("topic/listed")
-            return self.listed_threshold
-        return threshold
+    def _listed(self, response: TextResponse) -> bool:
+        """Whether a list of the topic names the page: one this spider judged, or one that
+        the request for it came from (judged by another worker, in Redis)."""
+        return bool(response.meta.get(LISTED_KEY)) or without_session(response.url) in self.lists
 
     def _robots(self, response: TextResponse, page: PageAnalysis) -> frozenset[str]:
         """What the page's robots tags and its ``X-Robots-Tag`` headers forbid."""
