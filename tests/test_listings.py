@@ -5,9 +5,10 @@ import pytest
 from scrapy.http import HtmlResponse, Request
 from scrapy.utils.test import get_crawler
 
+from tests.test_redis_crawl import assert_finished_cleanly, start
 from tests.test_settingtypes import PROJECT
-from tests.test_spider import read_jsonl
-from tests.test_spider_focus import ARTICLE, crawl, page, served
+from tests.test_spider import paths, read_jsonl
+from tests.test_spider_focus import ARTICLE, ONE_AT_A_TIME, crawl, page, served
 from topicspider import listings
 from topicspider.analysis import Analyzer
 from topicspider.items import PageItem
@@ -138,3 +139,21 @@ def test_a_request_from_a_list_another_worker_judged_says_so_itself(listed, stor
     response = HtmlResponse(url, body=html.encode(), encoding="utf-8", request=request)
     judged = list(spider._judge(response, analyzed(url, html)))
     assert any(isinstance(item, PageItem) for item in judged) == stored
+
+
+def test_in_redis_a_worker_stores_a_page_that_a_list_another_worker_judged_names(
+    league_site, redis_server, tmp_path
+):
+    settings = (*ONE_AT_A_TIME, *FIXED, "REDIS_IDLE_TIMEOUT=2")
+    shared = {"keywords": KEYWORDS, "redis": redis_server, "crawl_id": "listed"}
+    # robots.txt, the report and the league's contents.
+    first = start(tmp_path, "first", league_site, *settings, "CLOSESPIDER_PAGECOUNT=3", **shared)
+    assert_finished_cleanly(first)
+    assert paths(read_jsonl(first.fetch_log)) == ["/index.html", "/league/index.html"]
+    second = start(tmp_path, "second", None, *settings, **shared)
+    assert_finished_cleanly(second)
+    verdicts = {urlsplit(row["url"]).path: row for row in read_jsonl(second.fetch_log)}
+    assert verdicts["/league/standings.html"]["listed"]
+    assert not verdicts["/notes.html"]["listed"]
+    stored = paths(read_jsonl(tmp_path / "second" / "index.jsonl"))
+    assert sorted(stored) == sorted([*ROUNDS, "/league/standings.html"])
