@@ -51,7 +51,7 @@ class ScoredLink:
     noise: bool
     #: The page in another language (see :class:`~topicspider.text.LinkContext`).
     translation: bool = False
-    #: In a region every page of the site repeats (see :class:`~topicspider.text.LinkContext`).
+    #: Only in regions every page of the site repeats (see :class:`~topicspider.text.PageText`).
     site_wide: bool = False
 
 
@@ -205,7 +205,7 @@ class Analyzer:
                 facts.template,
                 facts.noise,
                 link.translation,
-                link.site_wide,
+                link.url in page.site_wide_links,
             )
             for link, facts in followed
         ]

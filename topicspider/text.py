@@ -12,7 +12,7 @@ import logging
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from importlib import resources
 from typing import NamedTuple, Protocol
 from urllib.parse import unquote, unquote_to_bytes, urljoin, urlsplit
@@ -225,9 +225,6 @@ class LinkContext:
     #: The page in another language: marked so (``hreflang``), or one of two or more links
     #: to the page's own address with another language code (a language switcher).
     translation: bool = False
-    #: Found only in regions every page of the site repeats: menus, sidebar tables of
-    #: contents, link regions another page had too (see :func:`extract_page`).
-    site_wide: bool = False
 
 
 @dataclass(frozen=True)
@@ -239,6 +236,9 @@ class PageText:
     link_share: float = 0.0
     #: What a copy of the page in other surroundings keeps (see :func:`extract_page`).
     main: str = ""
+    #: The links found only in regions every page of the site repeats: menus, sidebar tables
+    #: of contents, link regions another page had too.
+    site_wide_links: frozenset[str] = frozenset()
 
 
 #: Words in -s that are not plurals and whose s-less form is another word.
@@ -611,11 +611,12 @@ def _links(
     context_chars: int,
     noise_ratio: float,
     memory: SeenRegions | None,
-) -> tuple[list[LinkContext], set[etree._Element], set[etree._Element], int]:
+) -> tuple[list[LinkContext], set[etree._Element], set[etree._Element], int, frozenset[str]]:
     """Every link with its context; the regions every page of the site repeats, menus
     (blocks of short links and little else), sidebar tables of contents and, with a
     ``memory``, link regions another page had too; the blocks that are mostly links to
-    other pages; and how many characters of link text lie outside the repeated regions."""
+    other pages; how many characters of link text lie outside the repeated regions; and
+    the links found only inside them."""
     text_of = _VisibleText(root)
     found, blocks, urls = _find_links(root, base_url, encoding, text_of)
     own_url = link_url(page_url, page_url, encoding) or page_url
@@ -655,11 +656,9 @@ def _links(
         site_wide |= _repeated(root, navigation, blocks.away, blocks.away_sum, memory)
     inside = {node for region in site_wide for node in region.iter()}
     outside = sum(chars for block, chars in blocks.chars.items() if block not in inside)
-    links = [
-        replace(link, site_wide=True) if where.block in inside else link
-        for link, where in zip(links, found, strict=True)
-    ]
-    return links, site_wide, listings, outside
+    repeated = {link.url for link in found if link.block in inside}
+    repeated.difference_update(link.url for link in found if link.block not in inside)
+    return links, site_wide, listings, outside, frozenset(repeated)
 
 
 def _find_links(
@@ -820,7 +819,7 @@ def extract_page(
     body, they are what the page says (a list), and ``main`` is the whole body text."""
     title = _SPACES.sub(" ", root.findtext(".//title") or "").strip()
     links: dict[str, LinkContext] = {}
-    found, site_wide, listings, link_chars = _links(
+    found, site_wide, listings, link_chars, site_wide_links = _links(
         root, base_url, page_url or base_url, encoding, context_chars, noise_ratio, memory
     )
     for link in found:
@@ -840,17 +839,14 @@ def extract_page(
                 f"{known.context} {link.context}",
                 navigation=known.navigation and link.navigation,
                 translation=known.translation and link.translation,
-                site_wide=known.site_wide and link.site_wide,
             )
-        elif known.site_wide and not link.site_wide:
-            links[link.url] = replace(known, site_wide=False)
     bodies = root.xpath("//body")
     body = _content_text(bodies[0] if bodies else root, site_wide)
     main = _content_text(bodies[0] if bodies else root, site_wide | listings) if listings else body
     if 2 * len(main) < len(body):
         main = body
     link_share = min(1.0, link_chars / len(body)) if body else 0.0
-    return PageText(title, body[:max_chars], links, link_share, main[:max_chars])
+    return PageText(title, body[:max_chars], links, link_share, main[:max_chars], site_wide_links)
 
 
 def _content_text(element: etree._Element, skip: set[etree._Element]) -> str:
