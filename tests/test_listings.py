@@ -44,6 +44,7 @@ def league_contents() -> str:
         f'<li><a href="{path}">足球联赛第{n}轮比赛回顾</a></li>' for n, path in enumerate(ROUNDS, 1)
     )
     entries += '<li><a href="/league/standings.html">本赛季联赛积分榜与排名</a></li>'
+    entries += '<li><a href="/league/rules.html">本赛季联赛竞赛规程全文</a></li>'
     footer = '<p>体育报社编辑部维护。<a href="/notes.html">编辑部的读者来信与编辑手记</a></p>'
     return page("足球联赛", f"{MENU}<h1>足球联赛</h1><ul>{entries}</ul>{footer}")
 
@@ -58,7 +59,7 @@ def test_a_list_of_the_topic_lists_its_entries_not_the_menu_nor_the_footer():
     listed = lists.add(contents)
     # The standings mention no keyword: listed for the folder its neighbours share.
     assert sorted(listed) == sorted(
-        f"http://a.cn{path}" for path in [*ROUNDS, "/league/standings.html"]
+        f"http://a.cn{path}" for path in [*ROUNDS, "/league/standings.html", "/league/rules.html"]
     )
     assert "http://a.cn/league/standings.html" in lists
     assert "http://a.cn/notes.html" not in lists
@@ -93,6 +94,9 @@ def league_site(tmp_path_factory):
         (root / path.lstrip("/")).write_text(report, "utf-8")
     standings = page("本赛季联赛积分榜与排名", STANDINGS)
     (root / "league" / "standings.html").write_text(standings, "utf-8")
+    # Listed too, and as weak, but it asks not to be indexed.
+    rules = standings.replace("<head>", '<head><meta name="robots" content="noindex">')
+    (root / "league" / "rules.html").write_text(rules, "utf-8")
     (root / "notes.html").write_text(page("编辑手记", NOTES), "utf-8")
     for name in ("news", "ads"):
         (root / f"{name}.html").write_text(page(name, "<p>本站公告。</p>"), "utf-8")
@@ -106,7 +110,7 @@ def test_a_page_a_list_of_the_topic_names_is_stored_from_the_listed_threshold(
     league_site, tmp_path
 ):
     result = crawl(f"{league_site}/index.html", tmp_path, *FIXED)
-    assert {"/league/standings.html", "/notes.html"} <= set(result.fetched)
+    assert {"/league/standings.html", "/league/rules.html", "/notes.html"} <= set(result.fetched)
     # Both score between TOPIC_LISTED_THRESHOLD (0.05) and the threshold (0.12).
     assert sorted(result.stored) == sorted(
         ["/index.html", "/league/index.html", *ROUNDS, "/league/standings.html"]
