@@ -38,7 +38,7 @@ ROUNDS = [f"/league/{n}.html" for n in range(1, 5)]
 
 
 def league_contents() -> str:
-    """The league's table of contents: a menu, four match reports and the standings, and
+    """The league's table of contents: a menu, four match reports, the standings and rules, and
     a footer linking to the editor's notes elsewhere on the site."""
     entries = "".join(
         f'<li><a href="{path}">足球联赛第{n}轮比赛回顾</a></li>' for n, path in enumerate(ROUNDS, 1)
