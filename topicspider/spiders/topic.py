@@ -513,9 +513,10 @@ class TopicSpider(Spider):
         stats = self.crawler.stats
         depth = response.meta.get("depth", 0)
         self.threshold.observe(page.relevance)
+        crawl_threshold = self.threshold.value
         # A page a list of the topic names is held to the lower bar (see listings).
-        listed = self.listed_threshold < self.threshold.value and self._listed(response)
-        threshold = self.listed_threshold if listed else self.threshold.value
+        listed = self.listed_threshold < crawl_threshold and self._listed(response)
+        threshold = self.listed_threshold if listed else crawl_threshold
         relevant = page.relevance >= threshold
         # A site's table of contents (a front page, an index) names the topic's pages and
         # may score like them; unless most of what it lists is on topic it is not about
@@ -526,7 +527,7 @@ class TopicSpider(Spider):
         entries = self.lists.add(page) if contents and not hub else frozenset()
         robots = self._robots(response, page)
         accepted = relevant and not hub and NOINDEX not in robots
-        if accepted and page.relevance < self.threshold.value:
+        if accepted and page.relevance < crawl_threshold:
             stats.inc_value("topic/listed")
         # A near-duplicate of a stored page (a list's last page, served again for any page
         # number past it) says nothing the stored page did not: its URL template and the
