@@ -14,7 +14,7 @@ from topicspider.analysis import Analyzer
 from topicspider.items import PageItem
 from topicspider.keywords import parse_inline
 from topicspider.listings import LISTED_KEY, TopicalLists
-from topicspider.spiders.topic import TopicSpider
+from topicspider.spiders.topic import TUNNEL_KEY, TopicSpider
 
 KEYWORDS = "足球:3,比赛:2"
 #: The league's standings: a page of the league that says 比赛 once, and 足球 never.
@@ -143,6 +143,40 @@ def test_a_request_from_a_list_another_worker_judged_says_so_itself(listed, stor
     response = HtmlResponse(url, body=html.encode(), encoding="utf-8", request=request)
     judged = list(spider._judge(response, analyzed(url, html)))
     assert any(isinstance(item, PageItem) for item in judged) == stored
+
+
+def site_map() -> str:
+    """A portal's site map: 48 channels and, among them, the league (relevance 0.096)."""
+    names = "新闻财经娱乐科技汽车房产教育旅游健康读书时尚游戏"
+    names += "军事历史文化动漫股票基金彩票星座育儿美食家居数码"
+    channels = [names[i : i + 2] for i in range(0, len(names), 2)]
+    channels += [f"{name}专栏" for name in channels]
+    entries = "".join(
+        f'<li><a href="/{n}/index.html">{name}频道首页与最新报道</a></li>'
+        for n, name in enumerate(channels)
+    )
+    entries += '<li><a href="/league/index.html">足球联赛各轮比赛回顾</a></li>'
+    return page("网站地图", f"<h1>网站地图</h1><ul>{entries}</ul>")
+
+
+def test_a_site_map_that_a_list_names_is_judged_by_the_crawl_threshold():
+    """The lower bar is for storing pages; a site's table of contents is never stored, so
+    it is not made a relevant page by a list that names it (its links go on counting
+    towards TOPIC_TUNNEL_DEPTH)."""
+    crawler = get_crawler(TopicSpider, {**PROJECT, "TOPIC_THRESHOLD_MODE": "fixed"})
+    spider = TopicSpider.from_crawler(crawler, seeds="http://a.cn/", keywords=KEYWORDS)
+    crawler.stats.open_spider()
+    url = "http://a.cn/sitemap.html"
+    html = site_map()
+    request = Request(url, meta={LISTED_KEY: True, TUNNEL_KEY: 1})
+    response = HtmlResponse(url, body=html.encode(), encoding="utf-8", request=request)
+    analysis = analyzed(url, html)
+    assert 0.05 < analysis.relevance < 0.12
+    judged = list(spider._judge(response, analysis))
+    assert not any(isinstance(item, PageItem) for item in judged)
+    assert {item.meta[TUNNEL_KEY] for item in judged} == {2}
+    assert crawler.stats.get_value("topic/hub") is None
+    assert crawler.stats.get_value("topic/dropped") == 1
 
 
 def test_in_redis_a_worker_stores_a_page_that_a_list_another_worker_judged_names(

@@ -514,17 +514,20 @@ class TopicSpider(Spider):
         depth = response.meta.get("depth", 0)
         self.threshold.observe(page.relevance)
         crawl_threshold = self.threshold.value
-        # A page a list of the topic names is held to the lower bar (see listings).
-        listed = self.listed_threshold < crawl_threshold and self._listed(response)
-        threshold = self.listed_threshold if listed else crawl_threshold
-        relevant = page.relevance >= threshold
         # A site's table of contents (a front page, an index) names the topic's pages and
         # may score like them; unless most of what it lists is on topic it is not about
         # the topic: followed as a relevant page, not stored. If it is, it is a list of
         # the topic, and vouches for what it lists.
-        contents = relevant and page.link_share > self.hub_link_ratio
-        hub = contents and page.topical_link_share < TOPICAL_HUB_SHARE
-        entries = self.lists.add(page) if contents and not hub else frozenset()
+        contents = page.link_share > self.hub_link_ratio
+        site_contents = contents and page.topical_link_share < TOPICAL_HUB_SHARE
+        # A page a list of the topic names is held to the lower bar (see listings), unless
+        # it is a site's table of contents: that bar is for storing a page, and such a page
+        # is never stored, so it would only make the crawl follow it as a relevant page.
+        listed = self.listed_threshold < crawl_threshold and self._listed(response)
+        threshold = self.listed_threshold if listed and not site_contents else crawl_threshold
+        relevant = page.relevance >= threshold
+        hub = relevant and site_contents
+        entries = self.lists.add(page) if relevant and contents and not hub else frozenset()
         robots = self._robots(response, page)
         accepted = relevant and not hub and NOINDEX not in robots
         if accepted and page.relevance < crawl_threshold:
