@@ -175,6 +175,7 @@ def test_egg_carries_the_keywords_and_runs_without_the_checkout(scrapyd, deploye
     names = zipfile.ZipFile(deployed).namelist()
     assert "topicspider/keywords/sports.txt" in names
     assert "topicspider/stopwords.txt" in names
+    assert "topicspider/plurals.txt" in names
     assert all(name.startswith(("topicspider/", "EGG-INFO/")) for name in names), names
     # scrapyd's Python cannot import topicspider by itself: only the egg provides it.
     python = scrapyd.directory / "python" / "bin" / "python"

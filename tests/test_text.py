@@ -4,6 +4,7 @@ import pytest
 
 from topicspider.charset import decode
 from topicspider.text import (
+    IRREGULAR_PLURALS,
     PageText,
     RegionMemory,
     add_terms,
@@ -69,6 +70,24 @@ def test_english_plurals_meet_their_singulars():
         "https",
         "news",
     ]
+    irregular = [
+        ("sparse matrices", "sparse matrix"),
+        ("partial indices", "partial index"),
+        ("url aliases", "url alias"),
+        ("exit statuses", "exit status"),
+        ("context menus", "context menu"),
+        ("child processes", "children process"),
+        ("plot axes", "plot axis"),
+    ]
+    for plural, singular in irregular:
+        assert tokenize(plural) == tokenize(singular), (plural, singular)
+    # A database's bases are still bases of something, and leaves may be a verb.
+    assert tokenize("bases leaves") == ["base", "leave"]
+
+
+def test_every_irregular_plural_folds_to_a_singular_the_rules_keep():
+    for plural, singular in IRREGULAR_PLURALS.items():
+        assert tokenize(plural) == tokenize(singular) == [singular], plural
 
 
 def test_compound_words_contain_their_parts():
@@ -90,12 +109,13 @@ def test_a_term_learned_later_is_not_split_in_text_seen_before():
 
 
 def test_mentions_is_found_in_every_text_that_has_one_of_the_tokens():
-    words = ["policy", "protocol", "index", "cach", "足球", "world", "cup"]
+    words = ["policy", "protocol", "index", "cach", "matrix", "足球", "world", "cup"]
     pattern = mentions(words)
     texts = [
         "Security Policies of the site",  # policies -> policy
         "HTTP PROTOCOLS explained",  # protocols -> protocol
         "Partial Indexes and Caches",  # indexes -> index, caches -> cach
+        "Sparse Matrices",  # matrices -> matrix
         "周末的足球比赛",  # inside a compound
         "the World Cup final",
         "今天的菜谱：红烧肉的做法",

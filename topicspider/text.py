@@ -207,12 +207,15 @@ _URL_NOISE = frozenset(
 )
 
 
-def _load_stopwords() -> frozenset[str]:
-    text = resources.files("topicspider").joinpath("stopwords.txt").read_text("utf-8")
-    return frozenset(word for line in text.splitlines() if (word := line.split("#", 1)[0].strip()))
+def _data_lines(name: str) -> Iterator[str]:
+    """The lines of one of the package's word lists, without comments and blank lines."""
+    text = resources.files("topicspider").joinpath(name).read_text("utf-8")
+    return (kept for line in text.splitlines() if (kept := line.split("#", 1)[0].strip()))
 
 
-STOPWORDS = _load_stopwords()
+STOPWORDS = frozenset(_data_lines("stopwords.txt"))
+#: Plurals no rule folds (Latin and Greek ones, -us words'), each to its singular.
+IRREGULAR_PLURALS = dict(line.split() for line in _data_lines("plurals.txt"))
 
 
 @dataclass(frozen=True)
@@ -241,8 +244,8 @@ class PageText:
     site_wide_links: frozenset[str] = frozenset()
 
 
-#: Words in -s that are not plurals and whose s-less form is another word.
-_NOT_PLURALS = frozenset({"https", "news"})
+#: Words in -s that are not plurals and whose s-less form is another word, or none.
+_NOT_PLURALS = frozenset({"https", "news", "alias", "atlas", "bias", "canvas", "lens"})
 
 
 def _fold_english(word: str) -> str:
@@ -250,6 +253,8 @@ def _fold_english(word: str) -> str:
     sides use this). A singular in -che loses its e, as its plural loses -es: 'cache' and
     'caches' both become 'cach', as 'match' and 'matches' become 'match'. A singular in
     -ie ends in -y, as its plural in -ies does: 'cookie' and 'cookies' become 'cooky'."""
+    if (singular := IRREGULAR_PLURALS.get(word)) is not None:
+        return singular
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 4 and word.endswith(("sses", "xes", "shes", "ches")):
@@ -306,12 +311,15 @@ def mentions(words: Iterable[str]) -> re.Pattern[str] | None:
     """A pattern found in every lowercased text that has one of these tokens (or one of
     them inside a longer Chinese word): a text it is not found in needs no tokenizing to
     know that it has none. Every token is a piece of the lowercased text, or a folded
-    plural, which holds the word less its last letter (policies → policy).
+    plural, which holds the word less its last letter (policies → policy), or one of
+    :data:`IRREGULAR_PLURALS` (matrices → matrix), which the pattern has itself.
 
     None for more than :data:`MENTIONS_MAX` words: ``re`` tries every alternative at every
     place, and searching a link's text for more (a glossary for keywords) costs more
     than tokenizing it."""
+    words = set(words)
     stems = {word[:-1] if word.isascii() and word.endswith("y") else word for word in words}
+    stems.update(plural for plural, word in IRREGULAR_PLURALS.items() if word in words)
     if len(stems) > MENTIONS_MAX:
         return None
     return re.compile("|".join(map(re.escape, sorted(stems, key=len, reverse=True))))
