@@ -68,6 +68,17 @@ def test_a_list_of_the_topic_lists_its_entries_not_the_menu_nor_the_footer():
     assert "http://a.cn/league/standings.html" in pickle.loads(pickle.dumps(lists))
 
 
+def test_a_list_does_not_list_the_next_page_in_the_reading_order():
+    """On a site kept in one folder (a manual), the next chapter is a neighbour of every
+    entry, but the list's ``rel="next"`` link is no entry of it."""
+    following = '<a href="/league/cup.html" rel="next">本赛季足协杯各轮赛程与结果</a>'
+    following = f"<p>下一章：{following}</p>"
+    html = league_contents().replace("<h1>", f"{following}<h1>")
+    listed = TopicalLists().add(analyzed("http://a.cn/league/index.html", html))
+    assert "http://a.cn/league/standings.html" in listed
+    assert "http://a.cn/league/cup.html" not in listed
+
+
 def test_the_oldest_listed_addresses_are_forgotten_past_the_limit(monkeypatch):
     monkeypatch.setattr(listings, "LISTED", 10)
     lists = TopicalLists()

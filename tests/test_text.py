@@ -390,6 +390,26 @@ def test_links_in_menus_and_sidebars_are_site_wide_and_a_pages_own_list_is_not()
     assert "http://127.0.0.1/book/ch1.html" not in page.site_wide_links
 
 
+def test_a_pages_next_previous_and_contents_links_are_site_wide():
+    """A manual's chapter (texinfo, DocBook) links its neighbours in the reading order
+    with ``rel``; they are where the chapter sits, not entries of its own contents."""
+    header = (
+        '<p>Next: <a href="Numerical-Integration.html" rel="next">Numerical Integration</a>, '
+        'Previous: <a href="Diagonal-Matrices.html" accesskey="p" rel="prev">Diagonal '
+        'Matrices</a> [<a href="index.html#SEC_Contents" rel="contents">Contents</a>]'
+        '[<a href="Concept-Index.html" rel="index">Index</a>]</p>'
+    )
+    sections = "".join(
+        f'<li><a href="{name}.html">{name} of Sparse Matrices</a></li>'
+        for name in ("Creation", "Linear-Algebra", "Iterative-Techniques")
+    )
+    html = f"<html><body>{header}<h2>Sparse Matrices</h2><ul>{sections}</ul></body></html>"
+    page = extract_page(parse_html(html), "http://127.0.0.1/manual/Sparse-Matrices.html")
+    neighbours = ("Numerical-Integration", "Diagonal-Matrices", "index", "Concept-Index")
+    assert page.site_wide_links == {f"http://127.0.0.1/manual/{n}.html" for n in neighbours}
+    assert "http://127.0.0.1/manual/Numerical-Integration.html" in page.links
+
+
 def test_short_sidebars_a_pages_own_contents_and_asides_in_the_content_stay():
     main = "<p>安装编译器以后，先写一个打印问候语的程序。</p>"
     short = extract_page(parse_html(_book_page(main, 39)), "http://127.0.0.1/book/a.html")

@@ -239,8 +239,9 @@ class PageText:
     link_share: float = 0.0
     #: What a copy of the page in other surroundings keeps (see :func:`extract_page`).
     main: str = ""
-    #: The links found only in regions every page of the site repeats: menus, sidebar tables
-    #: of contents, link regions another page had too.
+    #: The links found only in regions every page of the site repeats (menus, sidebar tables
+    #: of contents, link regions another page had too) or as the next, previous, up or
+    #: contents page of a sequence (``rel``): where the page sits, not what it lists.
     site_wide_links: frozenset[str] = frozenset()
 
 
@@ -579,15 +580,24 @@ def _language_variants(urls: Iterable[str], page_url: str) -> set[str]:
     return variants if len(variants) >= 2 else set()
 
 
+#: Link types (HTML's and the old ones texinfo and DocBook still write) of a page's
+#: neighbours in a sequence of pages: a chapter's "Next: ..." is no entry of its contents.
+_SEQUENCE_RELS = frozenset(
+    {"next", "prev", "previous", "up", "first", "last", "start", "contents", "toc", "index", "home"}
+)
+
+
 class _Found(NamedTuple):
     """A link as found: its URL and text, the block it is in, whether the page marks it
-    as a translation, and the entries its list sits under (a tuple: pages have thousands)."""
+    as a translation, the entries its list sits under (a tuple: pages have thousands), and
+    whether its ``rel`` makes it a step through a sequence of pages."""
 
     url: str
     text: str
     block: etree._Element
     marked_translation: bool
     above: str
+    sequence: bool
 
 
 class _LinkBlocks:
@@ -624,7 +634,7 @@ def _links(
     (blocks of short links and little else), sidebar tables of contents and, with a
     ``memory``, link regions another page had too; the blocks that are mostly links to
     other pages; how many characters of link text lie outside the repeated regions; and
-    the links found only inside them."""
+    the links found only inside them or as steps through a sequence of pages."""
     text_of = _VisibleText(root)
     found, blocks, urls = _find_links(root, base_url, encoding, text_of)
     own_url = link_url(page_url, page_url, encoding) or page_url
@@ -664,8 +674,10 @@ def _links(
         site_wide |= _repeated(root, navigation, blocks.away, blocks.away_sum, memory)
     inside = {node for region in site_wide for node in region.iter()}
     outside = sum(chars for block, chars in blocks.chars.items() if block not in inside)
-    repeated = {link.url for link in found if link.block in inside}
-    repeated.difference_update(link.url for link in found if link.block not in inside)
+    repeated = {link.url for link in found if link.block in inside or link.sequence}
+    repeated.difference_update(
+        link.url for link in found if link.block not in inside and not link.sequence
+    )
     return links, site_wide, listings, outside, frozenset(repeated)
 
 
@@ -709,6 +721,7 @@ def _find_links(
             block,
             bool(language and target_language and target_language != language),
             above,
+            not _SEQUENCE_RELS.isdisjoint(anchor.get("rel", "").lower().split()),
         )
         found.append(link)
         if anchor.tag not in ("frame", "iframe"):  # no link text on the page: in no menu
