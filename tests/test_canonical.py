@@ -432,3 +432,18 @@ def test_queued_links_lose_a_parameter_their_pages_were_seen_to_drop(site_class,
     # changes nothing; the four headlines still queued go without it, to pages fetched.
     assert len([url for url in fetched if url.endswith("?from=index")]) == 2
     assert "'topic/parameters_dropped': 4" in result.log
+
+
+def test_a_paused_crawl_still_knows_the_stored_pages_their_copies_repeat(tmp_path):
+    """The stored pages' addresses are kept across a pause: a copy fetched after it, at its
+    headline's address, shows what the headline's parameter changes (nothing)."""
+    jobdir = tmp_path / "job"
+    settings = (*ONE_AT_A_TIME, f"JOBDIR={jobdir}")
+    with serving(UncanonicalHeadlineSite) as site:
+        # robots.txt, the front page, the list and the six stories; then the crawl pauses.
+        crawl(f"{site}/index.html", tmp_path, *settings, "CLOSESPIDER_PAGECOUNT=9")
+        resumed = crawl(f"{site}/index.html", tmp_path, *settings)
+        fetched = addresses(read_jsonl(tmp_path / "f.jsonl"), site)
+    assert "Resuming crawl" in resumed.log
+    assert len([url for url in fetched if url.endswith("?from=index")]) == 2
+    assert "'topic/parameters_dropped': 4" in resumed.log

@@ -333,11 +333,12 @@ class TopicSpider(Spider):
 
     def restore_state(self) -> None:
         """With JOBDIR, Scrapy pickles ``spider.state`` at close and restores it at open:
-        what the crawl learned (URL templates, page fingerprints, link-score mix, the hosts
-        its seeds redirected to, the canonical addresses of pages fetched at another and
-        the query parameters those drop, the pages whose links came back off topic)
-        resumes. The threshold and the link score take their settings from this run (a
-        resumed crawl may be given others) and what they learned from the last.
+        what the crawl learned (URL templates, page fingerprints and the stored pages'
+        addresses, link-score mix, the hosts its seeds redirected to, the canonical
+        addresses of pages fetched at another and the query parameters those drop, the
+        pages whose links came back off topic) resumes. The threshold and the link score
+        take their settings from this run (a resumed crawl may be given others) and what
+        they learned from the last.
 
         Run when the engine starts, before the first request: Scrapy's ``SpiderState``
         extension sets ``spider.state`` in its ``spider_opened`` handler, which runs after
@@ -354,7 +355,14 @@ class TopicSpider(Spider):
             "lists",
         ]
         if not self.settings.get("REDIS_URL"):  # in Redis, the crawl holds what these hold
-            names += ["allowed_domains", "duplicates", "patterns", "strategy", "threshold"]
+            names += [
+                "allowed_domains",
+                "duplicates",
+                "stored_addresses",
+                "patterns",
+                "strategy",
+                "threshold",
+            ]
         for name in names:
             if name not in state or getattr(self, name, None) is None:
                 state[name] = getattr(self, name, None)
