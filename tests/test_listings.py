@@ -14,6 +14,7 @@ from topicspider.analysis import Analyzer
 from topicspider.items import PageItem
 from topicspider.keywords import parse_inline
 from topicspider.listings import LISTED_KEY, TopicalLists
+from topicspider.signals import page_scored
 from topicspider.spiders.topic import TUNNEL_KEY, TopicSpider
 
 KEYWORDS = "足球:3,比赛:2"
@@ -183,7 +184,14 @@ def test_a_site_map_that_a_list_names_is_judged_by_the_crawl_threshold():
     response = HtmlResponse(url, body=html.encode(), encoding="utf-8", request=request)
     analysis = analyzed(url, html)
     assert 0.05 < analysis.relevance < 0.12
+    verdicts = []
+
+    def scored(**verdict):
+        verdicts.append(verdict)
+
+    crawler.signals.connect(scored, signal=page_scored)
     judged = list(spider._judge(response, analysis))
+    assert (verdicts[0]["listed"], verdicts[0]["threshold"]) == (False, 0.12)
     assert not any(isinstance(item, PageItem) for item in judged)
     assert {item.meta[TUNNEL_KEY] for item in judged} == {2}
     assert crawler.stats.get_value("topic/hub") is None

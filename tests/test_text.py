@@ -76,13 +76,13 @@ def test_english_plurals_meet_their_singulars():
         ("url aliases", "url alias"),
         ("exit statuses", "exit status"),
         ("context menus", "context menu"),
-        ("child processes", "children process"),
+        ("children processes", "child process"),
         ("plot axes", "plot axis"),
     ]
     for plural, singular in irregular:
         assert tokenize(plural) == tokenize(singular), (plural, singular)
     # A database's bases are still bases of something, and leaves may be a verb.
-    assert tokenize("bases leaves") == ["base", "leave"]
+    assert tokenize("bases leaves theses") == ["base", "leave", "thesis"]
 
 
 def test_every_irregular_plural_folds_to_a_singular_the_rules_keep():
@@ -391,7 +391,7 @@ def test_links_in_menus_and_sidebars_are_site_wide_and_a_pages_own_list_is_not()
 
 
 def test_a_pages_next_previous_and_contents_links_are_site_wide():
-    """A manual's chapter (texinfo, DocBook) links its neighbours in the reading order
+    """A manual's chapter (texinfo's) links its neighbours in the reading order
     with ``rel``; they are where the chapter sits, not entries of its own contents."""
     header = (
         '<p>Next: <a href="Numerical-Integration.html" rel="next">Numerical Integration</a>, '

@@ -214,7 +214,8 @@ def _data_lines(name: str) -> Iterator[str]:
 
 
 STOPWORDS = frozenset(_data_lines("stopwords.txt"))
-#: Plurals no rule folds (Latin and Greek ones, -us words'), each to its singular.
+#: Plurals no rule folds (Latin and Greek ones, those of -s, -o and -f words), each to its
+#: singular.
 IRREGULAR_PLURALS = dict(line.split() for line in _data_lines("plurals.txt"))
 
 
@@ -253,7 +254,8 @@ def _fold_english(word: str) -> str:
     """Fold English plurals so 'protocols' meets 'protocol' and 'indexes' 'index' (both
     sides use this). A singular in -che loses its e, as its plural loses -es: 'cache' and
     'caches' both become 'cach', as 'match' and 'matches' become 'match'. A singular in
-    -ie ends in -y, as its plural in -ies does: 'cookie' and 'cookies' become 'cooky'."""
+    -ie ends in -y, as its plural in -ies does: 'cookie' and 'cookies' become 'cooky'.
+    Plurals no rule fits ('matrices', 'aliases') come from a word list."""
     if (singular := IRREGULAR_PLURALS.get(word)) is not None:
         return singular
     if len(word) > 4 and word.endswith("ies"):
@@ -580,7 +582,7 @@ def _language_variants(urls: Iterable[str], page_url: str) -> set[str]:
     return variants if len(variants) >= 2 else set()
 
 
-#: Link types (HTML's and the old ones texinfo and DocBook still write) of a page's
+#: Link types (HTML 4's, and the older ones texinfo still writes) of a page's
 #: neighbours in a sequence of pages: a chapter's "Next: ..." is no entry of its contents.
 _SEQUENCE_RELS = frozenset(
     {"next", "prev", "previous", "up", "first", "last", "start", "contents", "toc", "index", "home"}

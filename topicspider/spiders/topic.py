@@ -531,8 +531,10 @@ class TopicSpider(Spider):
         # A page a list of the topic names is held to the lower bar (see listings), unless
         # it is a site's table of contents: that bar is for storing a page, and such a page
         # is never stored, so it would only make the crawl follow it as a relevant page.
-        listed = self.listed_threshold < crawl_threshold and self._listed(response)
-        threshold = self.listed_threshold if listed and not site_contents else crawl_threshold
+        listed = (
+            not site_contents and self.listed_threshold < crawl_threshold and self._listed(response)
+        )
+        threshold = self.listed_threshold if listed else crawl_threshold
         relevant = page.relevance >= threshold
         hub = relevant and site_contents
         entries = self.lists.add(page) if relevant and contents and not hub else frozenset()
