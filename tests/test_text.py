@@ -408,6 +408,14 @@ def test_a_pages_next_previous_and_contents_links_are_site_wide():
     neighbours = ("Numerical-Integration", "Diagonal-Matrices", "index", "Concept-Index")
     assert page.site_wide_links == {f"http://127.0.0.1/manual/{n}.html" for n in neighbours}
     assert "http://127.0.0.1/manual/Numerical-Integration.html" in page.links
+    # A neighbour the chapter also lists is one of its entries; rel is read in any case.
+    first = '<a href="Creation.html" REL=" Next ">Creation of Sparse Matrices</a>'
+    html = html.replace("Next: <a", f"Up: {first} Next: <a")
+    page = extract_page(parse_html(html), "http://127.0.0.1/manual/Sparse-Matrices.html")
+    assert "http://127.0.0.1/manual/Creation.html" not in page.site_wide_links
+    html = html.replace('<a href="Creation.html">', '<a href="Creation-2.html">')
+    page = extract_page(parse_html(html), "http://127.0.0.1/manual/Sparse-Matrices.html")
+    assert "http://127.0.0.1/manual/Creation.html" in page.site_wide_links
 
 
 def test_short_sidebars_a_pages_own_contents_and_asides_in_the_content_stay():
