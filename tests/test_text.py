@@ -418,6 +418,25 @@ def test_a_pages_next_previous_and_contents_links_are_site_wide():
     assert "http://127.0.0.1/manual/Creation.html" in page.site_wide_links
 
 
+def test_a_docbook_chapters_navigation_links_are_site_wide():
+    """DocBook (and Sphinx) mark the previous, next, up and home links with access keys;
+    DocBook's are images, so no menu of short links holds them."""
+    arrows = [("p", "ch04s07", "上一页"), ("n", "ch05s01", "下一页"), ("H", "index", "起始页")]
+    navigation = "".join(
+        f'<td><a accesskey="{key}" href="{path}.html"><img src="{path}.png" alt="{alt}"></a></td>'
+        for key, path, alt in arrows
+    )
+    navigation = f'<div class="navheader"><table><tr>{navigation}</tr></table></div>'
+    entries = "".join(
+        f'<dt><a href="ch05s0{n}.html">5.{n}. 在 64 位 PC 上引导安装程序的第 {n} 种方法</a></dt>'
+        for n in range(1, 4)
+    )
+    html = f"<html><body>{navigation}<h1>第 5 章 引导安装系统</h1><dl>{entries}</dl></body></html>"
+    page = extract_page(parse_html(html), "http://127.0.0.1/ch05.html")
+    # The next page is also the first entry: it stays one.
+    assert page.site_wide_links == {"http://127.0.0.1/ch04s07.html", "http://127.0.0.1/index.html"}
+
+
 def test_short_sidebars_a_pages_own_contents_and_asides_in_the_content_stay():
     main = "<p>安装编译器以后，先写一个打印问候语的程序。</p>"
     short = extract_page(parse_html(_book_page(main, 39)), "http://127.0.0.1/book/a.html")

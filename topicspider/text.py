@@ -587,12 +587,14 @@ def _language_variants(urls: Iterable[str], page_url: str) -> set[str]:
 _SEQUENCE_RELS = frozenset(
     {"next", "prev", "previous", "up", "first", "last", "start", "contents", "toc", "index", "home"}
 )
+#: The access keys DocBook, Sphinx and texinfo give the next, previous, up and home links.
+_SEQUENCE_KEYS = frozenset({"n", "p", "u", "h"})
 
 
 class _Found(NamedTuple):
     """A link as found: its URL and text, the block it is in, whether the page marks it
     as a translation, the entries its list sits under (a tuple: pages have thousands), and
-    whether its ``rel`` makes it a step through a sequence of pages."""
+    whether its ``rel`` or access key makes it a step through a sequence of pages."""
 
     url: str
     text: str
@@ -723,7 +725,8 @@ def _find_links(
             block,
             bool(language and target_language and target_language != language),
             above,
-            not _SEQUENCE_RELS.isdisjoint(anchor.get("rel", "").lower().split()),
+            anchor.get("accesskey", "").strip().lower() in _SEQUENCE_KEYS
+            or not _SEQUENCE_RELS.isdisjoint(anchor.get("rel", "").lower().split()),
         )
         found.append(link)
         if anchor.tag not in ("frame", "iframe"):  # no link text on the page: in no menu
