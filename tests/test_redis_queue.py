@@ -191,12 +191,12 @@ def test_a_slot_downloads_while_its_pages_are_parsed_up_to_the_backlog(make_fron
     first, second = make_frontier("w1", limit=1, backlog=1), make_frontier("w2", limit=1, backlog=1)
     for i in range(4):
         first.push(request(f"p{i}", 0.9 - i / 10))
-    first.step(wanted=10)
+    assert first.step(wanted=10).chosen_early == 0
     assert paths(first) == ["/p0"]
     p0 = next(iter(first.leases))
     second.step(wanted=10)
     assert paths(second) == [], "p0 is downloading"
-    first.step(downloaded=[p0], wanted=10)
+    assert first.step(downloaded=[p0], wanted=10).chosen_early == 1  # topic/chosen_early
     assert paths(first) == ["/p1"], "p0 is being parsed: its slot downloads p1"
     p1 = next(request for request in first.leases if request is not p0)
     first.step(downloaded=[p1, p0], wanted=10)  # p0 again: reported once, counted once

@@ -64,7 +64,8 @@ class CrawlGone(TopicSpiderError):
 @dataclass
 class Step:
     """What one round trip did: pushes added, rescored (still queued) and duplicates,
-    leases acknowledged, requests popped; and the crawl's state after it: requests queued in
+    leases acknowledged, requests popped (and of those, how many while pages of their slot
+    were being parsed); and the crawl's state after it: requests queued in
     this worker's partitions and in all, requests in flight on all workers, URLs in the
     crawl's Bloom filter (0 with the exact set); and the seconds until a slot held back only
     by ``DOWNLOAD_DELAY`` may start a request (None: no slot is); the number of sites the
@@ -75,6 +76,7 @@ class Step:
     duplicates: int = 0
     acked: int = 0
     popped: int = 0
+    chosen_early: int = 0
     queued: int = 0
     queued_everywhere: int = 0
     active: int = 0
@@ -259,7 +261,9 @@ class RedisFrontier(Base):
         reply = self._step(args=args)
         if reply == GONE:
             raise CrawlGone
-        statuses, popped, queued, everywhere, active, acked, bloom_urls, soonest, domains = reply
+        statuses, popped, queued, everywhere, active, acked, bloom_urls, soonest, domains, early = (
+            reply
+        )
         del self._pushes[: len(pushes)]
         for request in done:
             del self.leases[request]
@@ -270,6 +274,7 @@ class RedisFrontier(Base):
         result = Step(
             acked=acked,
             popped=len(popped) // 2,
+            chosen_early=early,
             queued=queued,
             queued_everywhere=everywhere,
             active=active,

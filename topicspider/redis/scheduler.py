@@ -452,6 +452,7 @@ class RedisScheduler(BaseScheduler):
         for stat, value in (
             ("dupefilter/filtered", step.duplicates),
             ("topic/rediscovered", step.rediscovered),
+            ("topic/chosen_early", step.chosen_early),
         ):
             if value:
                 self.stats.inc_value(stat, value)

@@ -330,6 +330,8 @@ local function best_of(part)
 end
 
 local popped = {}
+-- Requests handed out while pages of their slot were being parsed (topic/chosen_early).
+local early = 0
 for _ = 1, wanted do
   local bslot, bpart, bneg, bmember
   for _, part in ipairs(parts) do
@@ -354,6 +356,7 @@ for _ = 1, wanted do
   end
   redis.call('HINCRBY', P .. ':size', bpart, -1)
   redis.call('HSET', P .. ':inflight:' .. worker, bmember, bslot .. '\t' .. bpart .. '\t' .. score)
+  if busy[bslot] + parsing[bslot] >= limit then early = early + 1 end
   busy[bslot] = redis.call('HINCRBY', P .. ':busy', bslot, 1)
   held[bslot] = redis.call('HINCRBY', P .. ':held:' .. worker, bslot, 1)
   redis.call('INCR', P .. ':active')
@@ -373,7 +376,7 @@ local active = tonumber(redis.call('GET', P .. ':active') or '0')
 local seen = 0
 if bloom then seen = tonumber(redis.call('GET', dupekey .. ':urls') or '0') end
 local domains = redis.call('SCARD', P .. ':domains')
-return {statuses, popped, queued, everywhere, active, acked, seen, soonest, domains}
+return {statuses, popped, queued, everywhere, active, acked, seen, soonest, domains, early}
 """
 )
 
