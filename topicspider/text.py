@@ -242,7 +242,8 @@ class PageText:
     main: str = ""
     #: The links found only in regions every page of the site repeats (menus, sidebar tables
     #: of contents, link regions another page had too) or as the next, previous, up or
-    #: contents page of a sequence (``rel``): where the page sits, not what it lists.
+    #: contents page of a sequence (``rel``, access keys): where the page sits, not what it
+    #: lists.
     site_wide_links: frozenset[str] = frozenset()
 
 
@@ -678,11 +679,8 @@ def _links(
         site_wide |= _repeated(root, navigation, blocks.away, blocks.away_sum, memory)
     inside = {node for region in site_wide for node in region.iter()}
     outside = sum(chars for block, chars in blocks.chars.items() if block not in inside)
-    repeated = {link.url for link in found if link.block in inside or link.sequence}
-    repeated.difference_update(
-        link.url for link in found if link.block not in inside and not link.sequence
-    )
-    return links, site_wide, listings, outside, frozenset(repeated)
+    entries = {link.url for link in found if link.block not in inside and not link.sequence}
+    return links, site_wide, listings, outside, frozenset({link.url for link in found} - entries)
 
 
 def _find_links(
