@@ -58,15 +58,16 @@ def test_a_glossary_scores_as_the_formula_says():
 @pytest.mark.parametrize("glossary", ["", GLOSSARY], ids=["keywords", "glossary"])
 def test_link_texts_score_the_same_with_or_without_the_keyword_check(site, glossary):
     """Texts that name no keyword skip tokenizing: every text of the fixture site's
-    pages (Chinese, GBK among them, and English) scores as the full computation does,
-    which is the page score of a page without a title."""
+    pages (Chinese, GBK among them, and English) scores as the full computation does."""
     terms = "足球:3,比赛:2,球员:1,world cup:2,policy:1,goal:1"
     relevance = Relevance(parse_inline(f"{terms},{glossary}" if glossary else terms))
+    unchecked = Relevance(parse_inline(f"{terms},{glossary}" if glossary else terms))
+    unchecked.mentions = None
     texts = {"Security policies", "GOALS of the season", "足球比赛", "菜谱"}
     for path in site.root.rglob("*.html"):
         root = parse_html(path.read_bytes())
         texts.update(" ".join(element.itertext()) for element in root.iter("a", "p", "li"))
-    scores = [(relevance.text(text), relevance.page("", text)) for text in texts]
+    scores = [(relevance.text(text), unchecked.text(text)) for text in texts]
     assert sum(1 for fast, _ in scores if fast == 0) > 10
     assert sum(1 for fast, _ in scores if fast > 0) > 10
     for fast, full in scores:
@@ -77,11 +78,51 @@ def test_traditional_link_texts_score_the_same_with_or_without_the_keyword_check
     """The keyword check reads Traditional text as the tokenizer does, one run of Chinese
     characters at a time: 程序 beside 設定 is still 程序, not Taiwan's word for a process."""
     relevance = Relevance(parse_inline("程序:2,打印:2,足球:1,比赛:1"))
+    unchecked = Relevance(parse_inline("程序:2,打印:2,足球:1,比赛:1"))
+    unchecked.mentions = None
     texts = ["程序 設定", "列印 設定", "選擇列印範圍", "足球比賽回顧", "運行程序", "菜譜"]
-    scores = [(relevance.text(text), relevance.page("", text)) for text in texts]
+    scores = [(relevance.text(text), unchecked.text(text)) for text in texts]
     assert [fast > 0 for fast, _ in scores] == [True, False, True, True, True, False]
     for fast, full in scores:
         assert fast == pytest.approx(full)
+
+
+SIGNATURES = "数字签名:3,签名:3,证书:2,signature:1.5,certificate:1"
+#: An untranslated page of a Chinese help: English, with the site's Chinese menu words.
+UNTRANSLATED = (
+    "帮助 目录 Time Stamp Authorities (TSA) issue digitally signed timestamps that are used"
+    " during signed PDF export. Adding a trusted timestamp to an electronic signature provides"
+    " a digital seal of data integrity and a trusted date and time of when the transaction took"
+    " place. Recipients can verify when the document was signed, and check the certificate of"
+    " the time stamp authority. Choose Tools - Options - LibreOffice - Security - TSAs."
+)
+
+
+def test_a_page_in_english_is_measured_against_the_english_terms_of_a_mixed_keyword_file():
+    """A page not written in Chinese can only meet the English terms of a keyword file in
+    Chinese and English: measured against those alone, it scores as it would with an
+    English keyword file, where the Chinese terms it cannot contain pulled it under the
+    threshold."""
+    mixed = Relevance(parse_inline(SIGNATURES))
+    english = Relevance(parse_inline("signature:1.5,certificate:1"))
+    title = "Time Stamp Authorities for Digital Signatures"
+    score = mixed.page(title, UNTRANSLATED)
+    assert score == pytest.approx(english.page(title, UNTRANSLATED))
+    assert score > 0.12 > mixed.page("时间戳机构", UNTRANSLATED)
+
+
+def test_a_page_in_chinese_is_measured_against_the_whole_keyword_vector():
+    """A Chinese title, or a body whose words are a tenth Chinese or more, makes a page
+    Chinese, however much English code it quotes: its English words still meet the
+    English terms, and the Chinese terms count against it as usual."""
+    mixed = Relevance(parse_inline(SIGNATURES))
+    english = Relevance(parse_inline("signature:1.5,certificate:1"))
+    code = "Dim signature As Object signature = GetCertificate() " * 3
+    for title, body in [
+        ("签名 对象", code),
+        ("Signature", code + "用证书给文档签名，验证签名是否有效。"),
+    ]:
+        assert 0 < mixed.page(title, body) < english.page(title, body)
 
 
 def test_phrase_terms_count_only_as_phrases():

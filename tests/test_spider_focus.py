@@ -342,6 +342,54 @@ def test_follow_translations_crawls_every_language(bilingual_site, tmp_path):
     assert "topic/translation_link" not in result.log
 
 
+#: Untranslated: an English page of a Chinese site, with the site's Chinese menu word.
+UNTRANSLATED_MATCH = (
+    "<p>首页</p><p>Last night's football match was a thriller. The home side trailed at half"
+    " time, then scored twice in ten minutes to win the match. The coach said the young"
+    " players had earned their places, and the club hopes to win the league this season.</p>"
+)
+UNTRANSLATED_RECIPE = (
+    "<p>首页</p><p>Slow-cooked pork belly: brown the meat, add soy sauce, sugar and rice wine,"
+    " and simmer for an hour until the sauce is thick. Serve with rice and greens.</p>"
+)
+
+
+@pytest.fixture(scope="module")
+def untranslated_site(tmp_path_factory):
+    """A Chinese site some of whose pages are still in English."""
+    root = tmp_path_factory.mktemp("untranslated-site")
+    links = (
+        '<p>本周：<a href="/round-ten.html">第十轮比赛回顾</a>，'
+        '<a href="/recipe.html">球员的菜谱</a></p>'
+    )
+    (root / "index.html").write_text(page("足球比赛", ARTICLE + links), "utf-8")
+    title = "Round ten: a comeback at home"
+    (root / "round-ten.html").write_text(page(title, UNTRANSLATED_MATCH), "utf-8")
+    (root / "recipe.html").write_text(page("Red-braised pork", UNTRANSLATED_RECIPE), "utf-8")
+    yield from served(root)
+
+
+def test_an_english_page_of_a_chinese_site_is_judged_by_the_english_keywords(
+    untranslated_site, tmp_path
+):
+    """The keyword file is in both languages; the English match report can only meet its
+    English terms, and is stored (0.256 against them; 0.111 against the whole file, under
+    the threshold, before). The English recipe stays out."""
+    result = crawl_seed(
+        f"{untranslated_site}/index.html",
+        tmp_path,
+        "TOPIC_THRESHOLD_MODE=fixed",
+        keywords="足球:3,比赛:2,球员:1,football:1.5,match:1",
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    fetched = {row["url"].rsplit("/", 1)[1]: row for row in read_jsonl(tmp_path / "f.jsonl")}
+    assert set(fetched) == {"index.html", "round-ten.html", "recipe.html"}
+    assert fetched["round-ten.html"]["relevance"] > 0.2
+    assert fetched["recipe.html"]["relevance"] == 0.0
+    stored = paths(read_jsonl(tmp_path / "pages" / "index.jsonl"))
+    assert sorted(stored) == ["/index.html", "/round-ten.html"]
+
+
 @pytest.fixture(scope="module")
 def switcher_site(tmp_path_factory):
     """Texinfo-style translations: ``x.zh.html`` beside the default ``x.html`` and copies in

@@ -26,7 +26,7 @@ match 2
 league 2
 goal 2
 曲棍球 12
-hockey 12
+hockey 18
 菜谱 1
 recipe 1
 """

@@ -19,6 +19,7 @@ from topicspider.keywords import KeywordVector
 from topicspider.text import (
     LinkContext,
     add_terms,
+    has_han,
     mentions,
     simplified,
     subwords,
@@ -43,6 +44,10 @@ __all__ = [
 
 
 WEIGHTINGS = ("tf", "tfidf")
+
+#: A page whose title has no Chinese and fewer than this share of whose words are Chinese
+#: (a site's menu words around an untranslated page) is not written in Chinese.
+CHINESE_SHARE = 0.1
 
 
 class DocumentFrequencies:
@@ -79,6 +84,13 @@ class Relevance:
         self.index = {term: j for j, term in enumerate(self.terms)}
         self.weights = np.array([keywords.weights[t] for t in self.terms])
         self.norm = float(np.linalg.norm(self.weights))
+        # A keyword file in Chinese and English: a page in English can only ever meet its
+        # English part, so that part alone is what such a page is measured against.
+        chinese = np.array([has_han(t) for t in self.terms], dtype=bool)
+        self.without_chinese = None
+        if chinese.any() and not chinese.all():
+            weights = np.where(chinese, 0.0, self.weights)
+            self.without_chinese = (weights, float(np.linalg.norm(weights)))
         self.phrases = {t: tuple(t.split()) for t in self.terms if " " in t}
         self.title_weight = title_weight
         self.df = DocumentFrequencies() if weighting == "tfidf" else None
@@ -102,20 +114,28 @@ class Relevance:
                 counts[term] = hits
         return counts
 
-    def _cosine(self, counts: Counter[str], *, page: bool = False) -> float:
+    def _cosine(
+        self,
+        counts: Counter[str],
+        *,
+        page: bool = False,
+        vector: tuple[np.ndarray, float] | None = None,
+    ) -> float:
+        """``vector``: the keyword weights and their norm, if not the whole vector's."""
         if not counts:
             return 0.0
+        weights, weights_norm = vector or (self.weights, self.norm)
         terms = list(counts)
         tf = _sublinear(np.fromiter(counts.values(), dtype=float, count=len(terms)))
         if page and self.df is not None:
             self.df.add(set(terms))
             tf = tf * self.df.idf(terms)
-        norm = float(np.linalg.norm(tf)) * self.norm
-        return self._dot(terms, tf) / norm if norm else 0.0
+        norm = float(np.linalg.norm(tf)) * weights_norm
+        return float(self._keyword_tf(terms, tf) @ weights) / norm if norm else 0.0
 
-    def _dot(self, terms: list[str], tf: np.ndarray) -> float:
-        """The keyword vector times ``tf`` (of ``terms``), walking the shorter of the two in
-        Python: a page has hundreds of words, and a glossary thousands of terms."""
+    def _keyword_tf(self, terms: list[str], tf: np.ndarray) -> np.ndarray:
+        """``tf`` (of ``terms``) laid out as the keyword vector, walking the shorter of the
+        two in Python: a page has hundreds of words, and a glossary thousands of terms."""
         if len(self.terms) <= len(terms):
             index = {term: i for i, term in enumerate(terms)}
             keyword_tf = np.array([tf[index[t]] if t in index else 0.0 for t in self.terms])
@@ -124,7 +144,7 @@ class Relevance:
             for i, term in enumerate(terms):
                 if (j := self.index.get(term)) is not None:
                     keyword_tf[j] = tf[i]
-        return float(keyword_tf @ self.weights)
+        return keyword_tf
 
     def _text(self, text: str) -> float:
         """Relevance of a short text such as a link's anchor and context."""
@@ -137,10 +157,20 @@ class Relevance:
     def page(self, title: str, body: str | list[str]) -> float:
         """Relevance of a page (body as text or tokens): its title counts ``title_weight``
         times its body."""
-        counts = self._counts(tokenize(body) if isinstance(body, str) else body)
+        tokens = tokenize(body) if isinstance(body, str) else body
+        counts = self._counts(tokens)
         for term, n in self._counts(tokenize(title)).items():
             counts[term] += n * self.title_weight
-        return self._cosine(counts, page=True)
+        vector = None
+        if self.without_chinese is not None and not _in_chinese(title, tokens):
+            vector = self.without_chinese
+        return self._cosine(counts, page=True, vector=vector)
+
+
+def _in_chinese(title: str, tokens: list[str]) -> bool:
+    if has_han(title):
+        return True
+    return sum(1 for token in tokens if has_han(token)) >= CHINESE_SHARE * len(tokens)
 
 
 def _sublinear(counts: np.ndarray) -> np.ndarray:

@@ -287,6 +287,10 @@ def _keep(word: str) -> str | None:
     return None if word in STOPWORDS else word
 
 
+def has_han(text: str) -> bool:
+    return _HAN_RUN.search(text) is not None
+
+
 def tokenize(text: str) -> list[str]:
     """Lowercased tokens in text order, with punctuation and stop words dropped.
 
