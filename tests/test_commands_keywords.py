@@ -16,6 +16,7 @@ import pytest
 
 from tests.httpserver import Handler, serving
 from topicspider.keywords import parse_keyword_file
+from topicspider.relevance import Relevance
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -182,9 +183,10 @@ def test_terms_are_written_as_the_samples_spell_them(tmp_path):
     assert {"cooky", "cach", "服务器"} <= set(parse_keyword_file(out).weights)
 
 
-def test_traditional_samples_give_terms_in_simplified_characters(tmp_path):
-    """Big5 samples in Traditional characters: the terms come out as the tokenizer reads
-    them, in Simplified ones, which match pages in either."""
+def test_traditional_samples_give_terms_in_traditional_characters(tmp_path):
+    """Big5 samples in Traditional characters: the terms come out as the samples write
+    them, and the file reads back as the tokenizer reads them, in Simplified ones, which
+    match pages in either."""
     samples, other = tmp_path / "samples", tmp_path / "other"
     samples.mkdir()
     other.mkdir()
@@ -198,8 +200,13 @@ def test_traditional_samples_give_terms_in_simplified_characters(tmp_path):
     result = scrapy_keywords(samples, "--top", "6", "--background", other)
     assert result.returncode == 0, result.stderr[-2000:]
     terms = set(terms_of(result.stdout))
-    assert {"联赛", "球员", "球队"} <= terms, terms
-    assert not {"聯賽", "球員", "球隊"} & terms, terms
+    assert {"聯賽", "球員", "球隊"} <= terms, terms
+    assert not {"联赛", "球员", "球队"} & terms, terms
+    out = tmp_path / "football.txt"
+    out.write_text(result.stdout, "utf-8")
+    relevance = Relevance(parse_keyword_file(out))
+    simplified, traditional = "联赛第十轮，球员和球队", "聯賽第十輪，球員和球隊"
+    assert relevance.text(simplified) == relevance.text(traditional) > 0.3
 
 
 def sidebar(name: str) -> str:

@@ -49,6 +49,18 @@ def test_terms_are_written_as_the_samples_spell_them():
     assert spell(ranked, pages) == [("cookies", 3.0), ("cache", 2.0), ("http", 1.0), ("足球", 0.5)]
 
 
+def test_chinese_terms_are_written_in_the_characters_most_samples_use():
+    """A term, and a sub-word of a compound, in the samples' Traditional characters where
+    most samples write it so, in Simplified ones where most do; Taiwan's 記憶體, which is
+    read as 内存, is written as it is read."""
+    taiwanese = [term_counts("足球比賽", "聯賽第十輪比賽"), term_counts("", "聯賽戰報，記憶體不足")]
+    pages = [with_subwords(page, {"足球", "比赛"}) for page in taiwanese]
+    ranked = [("联赛", 3.0), ("比赛", 2.0), ("足球", 1.0), ("内存", 0.5)]
+    assert spell(ranked, pages) == [("聯賽", 3.0), ("比賽", 2.0), ("足球", 1.0), ("内存", 0.5)]
+    mainland = [term_counts("", "联赛战报"), term_counts("", "联赛积分榜")]
+    assert spell([("联赛", 3.0)], [*mainland, taiwanese[1]]) == [("联赛", 3.0)]
+
+
 def test_html_terms_decode_any_charset_and_skip_scripts():
     page = "<title>足球</title><body><p>球队赢了比赛</p><script>var x</script></body>"
     counts = html_terms(page.encode("gbk"), "http://127.0.0.1/a.html").counts

@@ -76,13 +76,21 @@ def term_counts(title: str, body: str, *, title_weight: float = 3.0) -> PageTerm
 def with_subwords(page: PageTerms, words: Collection[str]) -> PageTerms:
     """The page with the dictionary words inside its Chinese compounds counted too, as the
     crawler counts them (足球 in 足球比赛), those among ``words`` only: jieba's dictionary
-    also holds pieces of words (务器 in 服务器, 据库 in 数据库) that no sample uses alone."""
+    also holds pieces of words (务器 in 服务器, 据库 in 数据库) that no sample uses alone.
+    A sub-word is spelled as its compound is (比赛 in 足球比賽 as 比賽)."""
     counts = page.counts.copy()
     for token, count in page.counts.items():
         for word in subwords(token):
             if word in words:
                 counts[word] += count
-    return PageTerms(counts, page.spellings)
+    spellings = page.spellings.copy()
+    for (token, spelled), count in page.spellings.items():
+        if token != spelled and len(token) == len(spelled):
+            for word in subwords(token):
+                if word in words:
+                    start = token.index(word)
+                    spellings[word, spelled[start : start + len(word)]] += count
+    return PageTerms(counts, spellings)
 
 
 class RegionTally:

@@ -308,11 +308,29 @@ def tokenize(text: str) -> list[str]:
 
 
 def spelled_tokens(text: str) -> Iterator[tuple[str, str]]:
-    """``(token, word)`` for each word outside the Chinese runs, as the text spells it:
-    a folded token (``cooky``) can be shown as a person wrote it (``cookies``)."""
+    """``(token, word)`` for each token, as the text spells it: a folded token (``cooky``)
+    can be shown as a person wrote it (``cookies``), and a Chinese one read in Simplified
+    characters (``联赛``) in the Traditional ones of the text (``聯賽``)."""
     for match in _RUNS.finditer(text.lower()):
-        if match.lastgroup == "word" and (token := _keep(word := match.group())):
+        if match.lastgroup == "han":
+            yield from _spelled_run(match.group())
+        elif token := _keep(word := match.group()):
             yield token, word
+
+
+def _spelled_run(run: str) -> Iterator[tuple[str, str]]:
+    """The tokens of a run of Chinese characters with the characters the run has in their
+    place. Reading Taiwan's words can change a word's length (記憶體 is 内存): the tokens of
+    such a run are spelled as they are read."""
+    read = _simplified_run(run)
+    if len(read) != len(run):
+        run = read
+    start = 0
+    for word in _jieba().lcut(read, HMM=False):
+        end = start + len(word)
+        if token := _keep(word):
+            yield token, run[start:end]
+        start = end
 
 
 def mentions(words: Iterable[str]) -> re.Pattern[str] | None:
