@@ -156,7 +156,8 @@ class Relevance:
 
     def page(self, title: str, body: str | list[str]) -> float:
         """Relevance of a page (body as text or tokens): its title counts ``title_weight``
-        times its body."""
+        times its body. A page not written in Chinese is measured against the terms of a
+        bilingual keyword vector it could contain."""
         tokens = tokenize(body) if isinstance(body, str) else body
         counts = self._counts(tokens)
         for term, n in self._counts(tokenize(title)).items():
