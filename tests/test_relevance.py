@@ -109,6 +109,7 @@ def test_a_page_in_english_is_measured_against_the_english_terms_of_a_mixed_keyw
     score = mixed.page(title, UNTRANSLATED)
     assert score == pytest.approx(english.page(title, UNTRANSLATED))
     assert score > 0.12 > mixed.page("时间戳机构", UNTRANSLATED)
+    assert mixed.page(title, "") == pytest.approx(english.page(title, ""))  # a title alone
 
 
 def test_a_page_in_chinese_is_measured_against_the_whole_keyword_vector():

@@ -171,7 +171,8 @@ class Relevance:
 def _in_chinese(title: str, tokens: list[str]) -> bool:
     if has_han(title):
         return True
-    return sum(1 for token in tokens if has_han(token)) >= CHINESE_SHARE * len(tokens)
+    chinese = sum(1 for token in tokens if has_han(token))
+    return chinese > 0 and chinese >= CHINESE_SHARE * len(tokens)
 
 
 def _sublinear(counts: np.ndarray) -> np.ndarray:
