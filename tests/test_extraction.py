@@ -59,6 +59,17 @@ def test_chinese_terms_are_written_in_the_characters_most_samples_use():
     assert spell(ranked, pages) == [("聯賽", 3.0), ("比賽", 2.0), ("足球", 1.0), ("内存", 0.5)]
     mainland = [term_counts("", "联赛战报"), term_counts("", "联赛积分榜")]
     assert spell([("联赛", 3.0)], [*mainland, taiwanese[1]]) == [("联赛", 3.0)]
+    matches = ("足球比赛", "足球比赛回顾", "足球比賽")
+    compounds = [with_subwords(term_counts("", text), {"比赛"}) for text in matches]
+    assert spell([("比赛", 1.0)], compounds) == [("比赛", 1.0)]  # as two of three write it
+
+
+def test_a_word_that_reads_as_another_only_among_traditional_characters_is_written_as_read():
+    """列印 in 選擇列印範圍 is read as 打印 (print), but 列印 alone, in characters both
+    scripts share, stays 列印: written so, the keyword would meet no page."""
+    page = term_counts("", "選擇列印範圍")
+    assert ("打印", "打印") in page.spellings
+    assert spell([("打印", 3.0), ("范围", 1.0)], [page]) == [("打印", 3.0), ("範圍", 1.0)]
 
 
 def test_html_terms_decode_any_charset_and_skip_scripts():

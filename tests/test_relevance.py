@@ -13,7 +13,7 @@ from topicspider.relevance import (
     link_text,
     reserve_score,
 )
-from topicspider.text import LinkContext, parse_html
+from topicspider.text import LinkContext, parse_html, tokenize
 
 SPORTS = parse_inline("足球:3,比赛:2,球员:1,world cup:2")
 
@@ -124,6 +124,18 @@ def test_a_page_in_chinese_is_measured_against_the_whole_keyword_vector():
         ("Signature", code + "用证书给文档签名，验证签名是否有效。"),
     ]:
         assert 0 < mixed.page(title, body) < english.page(title, body)
+
+
+@pytest.mark.parametrize(("chinese_words", "in_chinese"), [(2, False), (3, True)])
+def test_a_tenth_of_the_words_in_chinese_make_a_page_chinese(chinese_words, in_chinese):
+    """27 English words and 2 Chinese ones are under a tenth; 3 are a tenth."""
+    mixed = Relevance(parse_inline(SIGNATURES))
+    english = Relevance(parse_inline("signature:1.5,certificate:1"))
+    body = "signature certificate " + " ".join(f"word{n}" for n in range(25))
+    body += " 菜谱 美食 烹饪"[: 3 * chinese_words]
+    assert len(tokenize(body)) == 27 + chinese_words
+    as_english = mixed.page("Signatures", body) == pytest.approx(english.page("Signatures", body))
+    assert as_english is not in_chinese
 
 
 def test_phrase_terms_count_only_as_phrases():

@@ -12,7 +12,6 @@ themselves for other terms.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
@@ -21,7 +20,9 @@ from topicspider.charset import decode
 from topicspider.text import (
     SeenRegions,
     extract_page,
+    has_han,
     parse_html,
+    spelled_as,
     spelled_tokens,
     subwords,
     tokenize,
@@ -45,15 +46,13 @@ __all__ = [
 #: A term's inverse document frequency.
 Idf = Callable[[str], float]
 
-_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-
 
 @dataclass(frozen=True)
 class PageTerms:
     """A page's tokens as the crawler counts them, and how the page spells them."""
 
     counts: Counter[str]
-    #: ``(token, word)``: the words of other scripts than Chinese, as written.
+    #: ``(token, word)``: each token as written (a plural, Traditional characters).
     spellings: Counter[tuple[str, str]]
 
     def __bool__(self) -> bool:
@@ -85,11 +84,11 @@ def with_subwords(page: PageTerms, words: Collection[str]) -> PageTerms:
                 counts[word] += count
     spellings = page.spellings.copy()
     for (token, spelled), count in page.spellings.items():
-        if token != spelled and len(token) == len(spelled):
+        if len(token) == len(spelled):
             for word in subwords(token):
                 if word in words:
                     start = token.index(word)
-                    spellings[word, spelled[start : start + len(word)]] += count
+                    spellings[word, spelled_as(word, spelled[start : start + len(word)])] += count
     return PageTerms(counts, spellings)
 
 
@@ -164,7 +163,7 @@ def default_idf(samples: list[Counter[str]]) -> Idf:
     rarest = 1.0 + math.log((total + 1) / 2)
 
     def idf(term: str) -> float:
-        if _HAN.search(term):
+        if has_han(term):
             return idf_freq.get(term, median)
         return median * (1.0 + math.log((total + 1) / (df[term] + 1))) / rarest
 
@@ -198,8 +197,9 @@ def scale_weights(ranked: list[tuple[str, float]], best: float = 3.0) -> list[tu
 
 def spell(ranked: list[tuple[str, float]], pages: Iterable[PageTerms]) -> list[tuple[str, float]]:
     """Each term as the pages most often write it: the tokenizer folds plurals
-    (``cookies`` → ``cooky``, ``caches`` → ``cach``), a keyword file is read by people.
-    Either form reads back as the same term."""
+    (``cookies`` → ``cooky``, ``caches`` → ``cach``) and reads Traditional characters as
+    Simplified ones (``聯賽`` → ``联赛``), a keyword file is read by people. Either form
+    reads back as the same term."""
     spellings: Counter[tuple[str, str]] = Counter()
     for page in pages:
         spellings.update(page.spellings)

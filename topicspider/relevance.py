@@ -2,7 +2,8 @@
 
 A text becomes a term-frequency vector over its tokens (a keyword made of
 several words counts as one phrase dimension); its relevance is the cosine
-with the weighted keyword vector. Strategies turn a link and the page it was
+with the weighted keyword vector, for a page not written in Chinese with the
+vector's other terms. Strategies turn a link and the page it was
 found on into the float score the scheduler orders requests by.
 """
 
@@ -169,10 +170,18 @@ class Relevance:
 
 
 def _in_chinese(title: str, tokens: list[str]) -> bool:
+    """A Chinese title, or a tenth of the tokens Chinese ones, counted until there are
+    enough: an English page has thousands of tokens, and a Chinese one soon has its tenth."""
     if has_han(title):
         return True
-    chinese = sum(1 for token in tokens if has_han(token))
-    return chinese > 0 and chinese >= CHINESE_SHARE * len(tokens)
+    needed = CHINESE_SHARE * len(tokens)
+    chinese = 0
+    for token in tokens:
+        if not token.isascii() and has_han(token):
+            chinese += 1
+            if chinese >= needed:
+                return True
+    return False
 
 
 def _sublinear(counts: np.ndarray) -> np.ndarray:

@@ -35,11 +35,13 @@ __all__ = [
     "SeenRegions",
     "add_terms",
     "extract_page",
+    "has_han",
     "link_url",
     "mentions",
     "normalize_term",
     "parse_html",
     "simplified",
+    "spelled_as",
     "spelled_tokens",
     "subwords",
     "tokenize",
@@ -288,6 +290,7 @@ def _keep(word: str) -> str | None:
 
 
 def has_han(text: str) -> bool:
+    """Whether ``text`` has a Chinese character."""
     return _HAN_RUN.search(text) is not None
 
 
@@ -320,8 +323,8 @@ def spelled_tokens(text: str) -> Iterator[tuple[str, str]]:
 
 def _spelled_run(run: str) -> Iterator[tuple[str, str]]:
     """The tokens of a run of Chinese characters with the characters the run has in their
-    place. Reading Taiwan's words can change a word's length (記憶體 is 内存): the tokens of
-    such a run are spelled as they are read."""
+    place (see :func:`spelled_as`). Reading Taiwan's words can change a word's length
+    (記憶體 is 内存): the tokens of such a run are spelled as they are read."""
     read = _simplified_run(run)
     if len(read) != len(run):
         run = read
@@ -329,8 +332,15 @@ def _spelled_run(run: str) -> Iterator[tuple[str, str]]:
     for word in _jieba().lcut(read, HMM=False):
         end = start + len(word)
         if token := _keep(word):
-            yield token, run[start:end]
+            yield token, spelled_as(token, run[start:end])
         start = end
+
+
+def spelled_as(token: str, written: str) -> str:
+    """``written`` if it reads back as ``token``, else ``token``: a word in characters both
+    scripts share is read as the mainland's only beside Traditional ones (列印 in
+    選擇列印範圍 is 打印, 列印 alone stays 列印), and a keyword is read alone."""
+    return written if _simplified_run(written) == token else token
 
 
 def mentions(words: Iterable[str]) -> re.Pattern[str] | None:
