@@ -51,9 +51,10 @@ class Crawl:
     stored: list[str]
 
 
-def crawl(seed: str, out: Path, *settings: str) -> Crawl:
-    """A crawl that must end cleanly: its log, and the paths it fetched and stored."""
-    result = crawl_seed(seed, out, *settings)
+def crawl(seed: str, out: Path, *settings: str, **options: str) -> Crawl:
+    """A crawl that must end cleanly: its log, and the paths it fetched and stored
+    (``options``: :func:`crawl_seed`'s, the keywords)."""
+    result = crawl_seed(seed, out, *settings, **options)
     assert result.returncode == 0, result.stderr[-2000:]
     return Crawl(
         result.stderr,
@@ -375,19 +376,19 @@ def test_an_english_page_of_a_chinese_site_is_judged_by_the_english_keywords(
     """The keyword file is in both languages; the English match report can only meet its
     English terms, and is stored (0.256 against them; 0.111 against the whole file, under
     the threshold, before). The English recipe stays out."""
-    result = crawl_seed(
+    result = crawl(
         f"{untranslated_site}/index.html",
         tmp_path,
         "TOPIC_THRESHOLD_MODE=fixed",
         keywords="足球:3,比赛:2,球员:1,football:1.5,match:1",
     )
-    assert result.returncode == 0, result.stderr[-2000:]
-    fetched = {row["url"].rsplit("/", 1)[1]: row for row in read_jsonl(tmp_path / "f.jsonl")}
-    assert set(fetched) == {"index.html", "round-ten.html", "recipe.html"}
-    assert fetched["round-ten.html"]["relevance"] > 0.2
-    assert fetched["recipe.html"]["relevance"] == 0.0
-    stored = paths(read_jsonl(tmp_path / "pages" / "index.jsonl"))
-    assert sorted(stored) == ["/index.html", "/round-ten.html"]
+    assert set(result.fetched) == {"/index.html", "/round-ten.html", "/recipe.html"}
+    relevance = {
+        row["url"].rsplit("/", 1)[1]: row["relevance"] for row in read_jsonl(tmp_path / "f.jsonl")
+    }
+    assert relevance["round-ten.html"] > 0.2
+    assert relevance["recipe.html"] == 0.0
+    assert sorted(result.stored) == ["/index.html", "/round-ten.html"]
 
 
 @pytest.fixture(scope="module")
