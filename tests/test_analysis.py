@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pickle
+import subprocess
+import sys
 from urllib.parse import urlsplit
 
 import pytest
@@ -306,6 +308,29 @@ def test_an_analysis_crosses_process_boundaries():
     assert Analyzer(**arguments).analyze("http://127.0.0.1/", PAGE.encode(), "text/html") == (
         Analyzer(KEYWORDS).analyze("http://127.0.0.1/", PAGE.encode(), "text/html")
     )
+
+
+def test_a_worker_analyzes_without_loading_scrapy_or_twisted():
+    """A worker starts with every crawl (and again if one dies): loading Scrapy and Twisted
+    would double its start. Its arguments carry Scrapy's list of binary file extensions, so
+    it still follows no link to a PDF."""
+    check = (
+        "import pickle, sys; from topicspider.analysis import Analyzer; "
+        "page = Analyzer(**pickle.load(sys.stdin.buffer)).analyze("
+        "'http://127.0.0.1/', sys.argv[1].encode(), 'text/html'); "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'scrapy', 'twisted'})); "
+        "print(' '.join(link.url for link in page.links))"
+    )
+    worker = subprocess.run(
+        [sys.executable, "-c", check, PAGE],
+        input=pickle.dumps(Analyzer.arguments(KEYWORDS, project_settings())),
+        capture_output=True,
+        check=True,
+    )
+    imported, links = worker.stdout.decode().splitlines()
+    assert imported == "[]"
+    assert "http://127.0.0.1/sports/final.html" in links.split()
+    assert "report.pdf" not in links
 
 
 def test_topical_link_share_tells_a_topic_index_from_a_site_index():

@@ -44,7 +44,7 @@ def receive(stream):
 
 def test_a_worker_answers_in_order_reports_errors_and_exits_at_end_of_input():
     worker = subprocess.Popen(
-        [sys.executable, "-m", "topicspider.workers"],
+        [sys.executable, "-m", "topicspider.analysis"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -107,7 +107,7 @@ def test_a_worker_killed_with_a_page_in_hand_loses_nothing(site, site_url, seria
         deadline = time.monotonic() + 60
         while len(read_jsonl(out / "fetch.jsonl")) < 5 and time.monotonic() < deadline:
             time.sleep(0.02)
-        (worker,) = children_of(process.pid, "topicspider.workers")
+        (worker,) = children_of(process.pid, "topicspider.analysis")
         os.kill(worker, signal.SIGSTOP)  # the next page waits in its hands
         time.sleep(1.5)
         os.kill(worker, signal.SIGKILL)

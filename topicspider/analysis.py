@@ -1,8 +1,9 @@
 """What a page's bytes alone say: its charset, text, relevance, SimHash and scored links.
 
 Nothing here depends on what the crawl has learned, so it can run in worker processes
-(:mod:`topicspider.workers`) while the spider, on the reactor thread, keeps the crawl's
-state (URL templates, link-score mix, fingerprints of stored pages, host counts).
+(``python -m topicspider.analysis``, started by :mod:`topicspider.workers`) while the
+spider, on the reactor thread, keeps the crawl's state (URL templates, link-score mix,
+fingerprints of stored pages, host counts).
 Two things are learned by each analyzer from the pages it sees: tf-idf's document
 frequencies, and the link regions every page repeats
 (:class:`~topicspider.text.RegionMemory`).
@@ -18,12 +19,12 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 from urllib.parse import urljoin, urlsplit
 
-from scrapy.linkextractors import IGNORED_EXTENSIONS
 from w3lib.html import strip_html5_whitespace
 from w3lib.url import safe_url_string
 
 from topicspider.canonical import canonical_of
 from topicspider.charset import detect_encoding, to_text
+from topicspider.frames import serve
 from topicspider.keywords import KeywordVector
 from topicspider.relevance import Relevance, link_text
 from topicspider.robotsmeta import meta_directives
@@ -32,8 +33,6 @@ from topicspider.text import PageText, RegionMemory, extract_page, parse_html, t
 from topicspider.urlpatterns import is_noise, template, without_session
 
 __all__ = ["Analyzer", "PageAnalysis", "ScoredLink", "on_sites"]
-
-_BINARY_EXTENSIONS = frozenset(IGNORED_EXTENSIONS)
 
 
 @dataclass(frozen=True)
@@ -111,9 +110,11 @@ class Analyzer:
         allow: str | None = None,
         deny: str | None = None,
         robots_agents: tuple[str, ...] = (),
+        binary_extensions: frozenset[str] | None = None,
     ) -> None:
         """``robots_agents``: the ``<meta name>`` values whose robots directives apply
-        (none: not looked for)."""
+        (none: not looked for). ``binary_extensions``: the file extensions of links not
+        followed (none given: Scrapy's ``IGNORED_EXTENSIONS``)."""
         self.relevance = Relevance(keywords, title_weight=title_weight, weighting=weighting)
         self.context_chars = context_chars
         self.max_chars = max_chars
@@ -125,6 +126,9 @@ class Analyzer:
         self.allow = re.compile(allow) if allow else None
         self.deny = re.compile(deny) if deny else None
         self.robots_agents = robots_agents
+        self.binary_extensions = (
+            _scrapy_binary_extensions() if binary_extensions is None else binary_extensions
+        )
         # Two links in three on a page lead where links on other pages already did
         # (site navigation, related pages): their URLs are parsed once.
         self._url_facts = functools.lru_cache(maxsize=100_000)(self._facts)
@@ -154,6 +158,7 @@ class Analyzer:
                 if settings.getbool("TOPIC_OBEY_ROBOTS_META")
                 else ()
             ),
+            "binary_extensions": _scrapy_binary_extensions(),
         }
 
     def analyze(
@@ -246,7 +251,7 @@ class Analyzer:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https"):
             return False
-        if posixpath.splitext(parts.path)[1][1:].lower() in _BINARY_EXTENSIONS:
+        if posixpath.splitext(parts.path)[1][1:].lower() in self.binary_extensions:
             return False
         if self.allow and not self.allow.search(url):
             return False
@@ -256,6 +261,15 @@ class Analyzer:
 
     def _on_site(self, host: str) -> bool:
         return not self.domains or on_sites(host, self.domains)
+
+
+@functools.cache
+def _scrapy_binary_extensions() -> frozenset[str]:
+    """Scrapy's list, imported only where it is asked for: a worker process gets it with
+    its arguments, and starts without loading Scrapy and Twisted (a second of CPU)."""
+    from scrapy.linkextractors import IGNORED_EXTENSIONS
+
+    return frozenset(IGNORED_EXTENSIONS)
 
 
 def on_sites(host: str, domains: Iterable[str]) -> bool:
@@ -283,3 +297,17 @@ def _topical_share(links: list[ScoredLink]) -> float:
     listed = sum(len(link.text) for link in links)
     topical = sum(len(link.text) for link in links if link.anchor > 0)
     return topical / listed if listed else 0.0
+
+
+def main() -> None:
+    """The analysis worker process: an analyzer's arguments, then pages, until end of input.
+
+    Run as ``python -m``, this module is ``__main__``; the analyzer comes from the module
+    under its own name, so that its answers unpickle in the crawl."""
+    from topicspider import analysis
+
+    serve(lambda arguments: analysis.Analyzer(**arguments).analyze)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,48 +1,39 @@
 """Addresses a fetched page names as its own (``<link rel="canonical">`` in its head, or a
 ``Link: <…>; rel="canonical"`` response header): not fetched again.
 
-A site often serves one page at several addresses — with and without ``index.html``, with
-a ``?from=`` or ``?sort=`` its links add, on ``www.`` and on the bare host — and names one
-of them in the page's head or in a header (the only place a PDF has, and one some servers
-add to every page). Once the crawl has the page, a link to that address would only fetch
-it again: the spider sends no such link, and a request for one that was queued before is
-dropped as it leaves the frontier. Only a canonical with the page's own path (up to an
-index file) and page number (``?page=2``, ``?pn=2``, ``?start=20``) is believed: sites that
-name a list's first page as the canonical of every later page would otherwise keep the
-crawl from the first page, and a canonical of another path is as often a template's
-mistake as the truth. A page that names two different addresses (a header and a
-``<link>``, or two ``<link>`` elements, as a server rule and a template, or a plugin and a
-theme, each add one) names none, as for Google: one of them is a mistake and nothing tells
-which; believing the wrong one would keep the crawl from a page it never fetched, believing
-neither costs one fetch at most.
+A site often serves one page at several addresses — with and without ``index.html``, with a
+``?from=`` or ``?sort=`` its links add, on ``www.`` and on the bare host — and names one of
+them in the page's head or in a header (the only place a PDF has, and one some servers add
+to every page). Once the crawl has the page, a link to that address would only fetch it
+again: the spider sends no such link, and a request for one that was queued before is
+dropped as it leaves the frontier (:mod:`topicspider.fetchedelsewhere`). Only a canonical
+with the page's own path (up to an index file) and page number (``?page=2``, ``?pn=2``,
+``?start=20``) is believed: sites that name a list's first page as the canonical of every
+later page would otherwise keep the crawl from the first page, and a canonical of another
+path is as often a template's mistake as the truth. A page that names two different
+addresses (a header and a ``<link>``, or two ``<link>`` elements, as a server rule and a
+template, or a plugin and a theme, each add one) names none, as for Google: one of them is a
+mistake and nothing tells which; believing the wrong one would keep the crawl from a page it
+never fetched, believing neither costs one fetch at most.
 
 Addresses are compared as one page's addresses, however a site writes them: ``A.CN`` and
-``a.cn``, ``a.cn:80`` and ``a.cn``, ``a.cn`` and ``a.cn/``, ``%e8`` and ``%E8`` are the same.
+``a.cn``, ``a.cn:80`` and ``a.cn``, ``a.cn`` and ``a.cn/``, ``%e8`` and ``%E8`` are the
+same.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlsplit
 
 from lxml import etree
-from scrapy.exceptions import IgnoreRequest
 
 from topicspider.sentlinks import make_room
 from topicspider.text import link_url
 
-if TYPE_CHECKING:
-    from typing import Self
-
-    from scrapy import Request
-    from scrapy.crawler import Crawler
-
 __all__ = [
     "DroppedParameters",
-    "FetchedElsewhere",
-    "KnownCanonicalMiddleware",
     "KnownCanonicals",
     "canonical_of",
     "link_header_canonicals",
@@ -275,37 +266,3 @@ def _parameter(parameter: str) -> str:
     if _LOWER_ESCAPE.search(parameter):
         return _ESCAPE.sub(lambda escape: escape[0].upper(), parameter)
     return parameter
-
-
-class FetchedElsewhere(IgnoreRequest):
-    """A request dropped because its page was fetched at another address; counted, not
-    logged."""
-
-
-class KnownCanonicalMiddleware:
-    """Downloader middleware: drops a request for the canonical address of a page fetched
-    since it was queued. Uses what the spider learned (``spider.canonicals``), as
-    ``BarrenTemplateMiddleware`` uses ``spider.patterns``."""
-
-    def __init__(self, crawler: Crawler) -> None:
-        self.crawler = crawler
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(crawler)
-
-    def process_request(self, request: Request) -> Request | None:
-        """A request queued with a parameter its site's pages have since been seen to drop
-        goes back to the scheduler without it: dropped there if that address is seen."""
-        spider = self.crawler.spider
-        canonicals = getattr(spider, "canonicals", None)
-        if canonicals is not None and request.url in canonicals:
-            self.crawler.stats.inc_value("topic/canonical_known")
-            raise FetchedElsewhere(f"{request.url}: fetched at another address")
-        parameters = getattr(spider, "dropped_parameters", None)
-        if parameters is not None and not request.dont_filter:
-            url = parameters.address(request.url)
-            if url != request.url:
-                self.crawler.stats.inc_value("topic/parameters_dropped")
-                return request.replace(url=url)
-        return None

@@ -201,7 +201,7 @@ DOWNLOADER_MIDDLEWARES = {
     # After redirects and retries (a redirect's target is checked), before the HTTP cache
     # (a cached page counts); pages fetched at another address and barren templates
     # first, so they use none of a host's cap.
-    "topicspider.canonical.KnownCanonicalMiddleware": 875,
+    "topicspider.fetchedelsewhere.KnownCanonicalMiddleware": 875,
     "topicspider.barren.BarrenTemplateMiddleware": 880,
     "topicspider.siblings.SiblingDemotionMiddleware": 885,  # off with TOPIC_BARREN_SIBLINGS=0
     "topicspider.hostcap.HostPageCapMiddleware": 890,  # off without TOPIC_MAX_PAGES_PER_HOST

@@ -2,7 +2,7 @@
 
 Parsing, segmenting and scoring a page costs more CPU than fetching it; on the
 reactor thread that work would set the pace of the whole crawl. With
-``TOPIC_ANALYSIS_PROCESSES`` > 0, child processes (``python -m topicspider.workers``)
+``TOPIC_ANALYSIS_PROCESSES`` > 0, child processes (``python -m topicspider.analysis``)
 do it instead, each with its own :class:`~topicspider.analysis.Analyzer` built from
 the same arguments (see :mod:`topicspider.children`). ``0`` analyzes on the reactor thread.
 """
@@ -16,7 +16,6 @@ from twisted.internet.defer import DeferredList
 
 from topicspider.analysis import Analyzer, PageAnalysis
 from topicspider.children import Child, ChildDied, ChildFailed
-from topicspider.frames import serve
 
 __all__ = ["AnalysisFailed", "AnalysisPool"]
 
@@ -46,7 +45,7 @@ class AnalysisPool:
         the first page."""
         while self._inline is None and len(self._workers) < self.processes:
             self._workers.append(
-                Child.spawn("topicspider.workers", self.arguments, "analysis worker", self.lost)
+                Child.spawn("topicspider.analysis", self.arguments, "analysis worker", self.lost)
             )
 
     def lost(self, worker: Child) -> None:
@@ -86,12 +85,3 @@ class AnalysisPool:
         workers, self._workers = self._workers, []
         if workers:
             await maybe_deferred_to_future(DeferredList([worker.close() for worker in workers]))
-
-
-def main() -> None:
-    """The worker process: an analyzer's arguments, then pages, until end of input."""
-    serve(lambda arguments: Analyzer(**arguments).analyze)
-
-
-if __name__ == "__main__":
-    main()

@@ -22,13 +22,13 @@ from topicspider.barren import BarrenTemplate
 from topicspider.canonical import (
     REMEMBERED,
     DroppedParameters,
-    FetchedElsewhere,
     KnownCanonicals,
     link_header_canonicals,
 )
 from topicspider.charset import detect_encoding
 from topicspider.dupefilters import DUPEFILTERS
 from topicspider.exceptions import ArgumentError, ConfigError, SeedError
+from topicspider.fetchedelsewhere import FetchedElsewhere
 from topicspider.hostcap import HostFull
 from topicspider.importance import Opic
 from topicspider.items import PageItem
