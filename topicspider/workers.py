@@ -41,8 +41,8 @@ class AnalysisPool:
         self._workers: list[Child] = []
 
     def start(self) -> None:
-        """Start the workers now (each takes a second to load its dictionary), not at
-        the first page."""
+        """Start the workers now (each takes half a second of CPU to start), not at the
+        first page."""
         while self._inline is None and len(self._workers) < self.processes:
             self._workers.append(
                 Child.spawn("topicspider.analysis", self.arguments, "analysis worker", self.lost)
