@@ -452,6 +452,48 @@ def test_a_site_in_frames_is_crawled_through_its_frames(framed_site, tmp_path):
     assert {row["charset"] for row in stored} == {"gb18030"}
 
 
+@pytest.fixture(scope="module")
+def headline_site(tmp_path_factory):
+    """A GBK news list whose headlines are cut short, each given whole in its link's
+    ``title``: the football story's cut headline names no keyword, and it is listed last."""
+    root = tmp_path_factory.mktemp("headline-site")
+    (root / "news").mkdir()
+    stories = [
+        (
+            "家常红烧肉的做法",
+            "家常红烧肉的做法与火候技巧",
+            "<p>五花肉切块焯水，加冰糖炒出糖色，小火慢炖一小时。</p>",
+        ),
+        (
+            "央行宣布下调存款",
+            "央行宣布下调存款准备金率",
+            "<p>此次下调释放长期资金，银行的融资成本随之降低。</p>",
+        ),
+        (
+            "暑期出游线路推荐",
+            "暑期出游线路推荐与订票提示",
+            "<p>海边和山区的线路最受欢迎，建议提前两周订票。</p>",
+        ),
+        ("国家队主场迎战", "国家队主场迎战对手的足球比赛以二比一获胜", ARTICLE),
+    ]
+    items = "".join(
+        f'<li><a href="/news/{n}.html" title="{title}">{shown}…</a></li>'
+        for n, (shown, title, _) in enumerate(stories, 1)
+    )
+    pages = {"index.html": page("新闻", f"<ul>{items}</ul>")}
+    for n, (_, title, text) in enumerate(stories, 1):
+        pages[f"news/{n}.html"] = page(title, text)
+    for name, html in pages.items():
+        (root / name).write_bytes(html.replace('charset="utf-8"', 'charset="gbk"').encode("gbk"))
+    yield from served(root)
+
+
+def test_a_headline_cut_short_is_scored_by_its_whole_title(headline_site, tmp_path):
+    result = crawl(f"{headline_site}/index.html", tmp_path, *ONE_AT_A_TIME)
+    assert result.fetched[:2] == ["/index.html", "/news/4.html"]
+    assert result.stored == ["/news/4.html"]
+
+
 class SessionSite(Handler):
     """An old JSP site, in GBK, that writes a new session id into every link of every page
     it serves (as servers do before they know the client keeps cookies)."""

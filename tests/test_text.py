@@ -234,6 +234,31 @@ def test_an_image_link_says_what_its_image_s_alt_says_without_being_link_text():
     assert "今日推荐" in page.body
 
 
+def test_a_headline_cut_short_says_what_its_title_says():
+    """Chinese news lists cut their headlines to fit a line and give the whole one in the
+    link's ``title``: the link says the whole headline. A ``title`` that does not go on
+    from the text the link shows is no headline of it, and the link says its text."""
+    html = (
+        "<ul>"
+        '<li><a href="/a/1.html" title="国家队主场迎战对手的足球比赛以二比一获胜">'
+        "国家队主场迎战…</a><span>06-12</span></li>"
+        '<li><a href="/a/2.html" title="央行宣布下调存款准备金率">央行宣布下调存款...</a></li>'
+        '<li><a href="/a/3.html" title="点击查看全文">更多</a></li>'
+        '<li><a href="/a/4.html" title="联赛">联赛第十轮</a></li>'
+        "</ul><p>昨晚的比赛非常精彩，详情请看 "
+        '<a href="/a/5.html" title="国足世预赛客场战平对手">国足世预赛</a> 的全场回顾。</p>'
+    )
+    links = extract_page(parse_html(html), "http://127.0.0.1/").links
+    assert links["http://127.0.0.1/a/1.html"].anchor == "国家队主场迎战对手的足球比赛以二比一获胜"
+    assert links["http://127.0.0.1/a/2.html"].anchor == "央行宣布下调存款准备金率"
+    assert links["http://127.0.0.1/a/3.html"].anchor == "更多"
+    assert links["http://127.0.0.1/a/4.html"].anchor == "联赛第十轮"
+    # Its context is still the text around what the page shows.
+    cut = links["http://127.0.0.1/a/5.html"]
+    assert cut.anchor == "国足世预赛客场战平对手"
+    assert "详情请看 国足世预赛 的全场回顾" in cut.context
+
+
 def test_a_link_that_opens_its_page_from_a_script_links_to_that_page():
     html = (
         '<ul><li><a href="javascript:void(0)" onclick="window.open(\'/news/1.html\')">'

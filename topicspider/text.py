@@ -176,6 +176,8 @@ _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _RUNS = re.compile(f"(?P<han>[{_HAN}]+)|(?P<word>[^\\W_{_HAN}]+)")
 _HAN_RUN = re.compile(f"[{_HAN}]+")
 _SPACES = re.compile(r"\s+")
+#: The mark of a text cut short: three dots or more, or an ellipsis, at its end.
+_CUT_SHORT = re.compile(r"\s*(?:\.{3,}|[…⋯]+)$")
 _XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 _URL_SPLIT = re.compile(r"[^\w]+|_")
 #: URLs made only of these need no escaping (``%`` is left to ``safe_url_string`` to check).
@@ -538,6 +540,18 @@ def _href(anchor: etree._Element) -> str | None:
     return found.group(1) if found else href
 
 
+def _link_text(anchor: etree._Element, visible: str) -> str:
+    """What a link says: its text; its ``title`` when the text is the start of it (a list
+    that cuts its headlines short, ``国足世预赛…`` for ``国足世预赛战平对手``, as Chinese news
+    sites' lists do; a module's name with its synopsis), or when it shows no text; else
+    its image's ``alt``."""
+    title = _SPACES.sub(" ", anchor.get("title", "")).strip()
+    shown = _CUT_SHORT.sub("", visible)
+    if title and len(shown) < len(title) and title.startswith(shown):
+        return title
+    return visible or _image_text(anchor)
+
+
 def _image_text(anchor: etree._Element) -> str:
     """What an image link says: its image's ``alt`` (a banner's "足球专题"), or an ``area``'s."""
     if anchor.tag == "area":
@@ -552,15 +566,13 @@ def _block_of(element: etree._Element) -> etree._Element:
     return element
 
 
-def _around(block_text: str, anchor: str, chars: int) -> str:
-    """The anchor with up to ``chars`` characters of its block on each side."""
-    if not block_text:
-        return anchor
-    position = block_text.find(anchor) if anchor else -1
+def _around(block_text: str, shown: str, chars: int) -> str:
+    """The text a link shows with up to ``chars`` characters of its block on each side."""
+    position = block_text.find(shown) if shown else -1
     if position < 0:
         return block_text[: 2 * chars]
     start = max(0, position - chars)
-    return block_text[start : position + len(anchor) + chars]
+    return block_text[start : position + len(shown) + chars]
 
 
 def _entries_above(items: etree._Element, text_of: _VisibleText) -> str:
@@ -625,12 +637,14 @@ _SEQUENCE_KEYS = frozenset({"n", "p", "u", "h"})
 
 
 class _Found(NamedTuple):
-    """A link as found: its URL and text, the block it is in, whether the page marks it
-    as a translation, the entries its list sits under (a tuple: pages have thousands), and
-    whether its ``rel`` or access key makes it a step through a sequence of pages."""
+    """A link as found: its URL, what it says (see :func:`_link_text`) and the text it
+    shows, the block it is in, whether the page marks it as a translation, the entries its
+    list sits under (a tuple: pages have thousands), and whether its ``rel`` or access key
+    makes it a step through a sequence of pages."""
 
     url: str
     text: str
+    shown: str
     block: etree._Element
     marked_translation: bool
     above: str
@@ -701,7 +715,9 @@ def _links(
                 menus.add(block)
             context, is_navigation = link.text, True
         else:
-            context, is_navigation = _around(block_text, link.text, context_chars), False
+            # A block with no text (an image link alone in it): the link's words are its context.
+            context = _around(block_text, link.shown, context_chars) or link.text
+            is_navigation = False
         if link.above:
             context = f"{link.above} {context}"
         translation = link.marked_translation or link.url in variants
@@ -751,7 +767,8 @@ def _find_links(
             above = headings[items]
         link = _Found(
             url,
-            visible or anchor.get("title", "") or _image_text(anchor),
+            _link_text(anchor, visible),
+            visible,
             block,
             bool(language and target_language and target_language != language),
             above,
