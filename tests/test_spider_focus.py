@@ -87,6 +87,7 @@ def test_near_duplicates_are_not_stored_and_noise_urls_not_fetched(focus_site, t
     assert sorted(result.fetched) == ["/copy/match.html", "/index.html", "/match.html"]
     assert len({"/match.html", "/copy/match.html"} & set(result.stored)) == 1
     assert "'topic/duplicate': 1" in result.log
+    assert "accepted 3 (harvest rate 0.75), not stored as near-duplicates: 1," in result.log
     assert "'topic/noise_url': 2" in result.log  # the print view and the calendar
 
 

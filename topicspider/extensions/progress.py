@@ -22,7 +22,9 @@ class Progress:
     """Logs fetched, accepted, harvest rate, queue size and pages/s.
 
     The harvest rate (accepted / fetched) is what a focused crawler is judged
-    by, so it is also left in the final stats as ``topic/harvest_rate``.
+    by, so it is also left in the final stats as ``topic/harvest_rate``. An accepted
+    page that is a near-duplicate of a stored one is on topic but not stored again:
+    the line says how many, or "accepted" would count more pages than the store has.
     """
 
     def __init__(self, stats: StatsCollector, interval: float) -> None:
@@ -54,26 +56,30 @@ class Progress:
         )
         fetched = get("response_received_count", 0)
         accepted = get("topic/accepted", 0)
+        duplicates = get("topic/duplicate", 0)
         elapsed = max(time.monotonic() - self.started, 1e-9)
         return {
             "fetched": fetched,
             "accepted": accepted,
             "harvest": accepted / fetched if fetched else 0.0,
+            "duplicates": duplicates,
             # Redis mode sets topic/queued: the shared frontier, not this worker's share.
             "queued": get("topic/queued", local_queue),
             "rate": fetched / elapsed,
         }
 
     def log(self, label: str) -> None:
+        figures = self.figures()
+        duplicates = figures["duplicates"]
+        not_stored = f", not stored as near-duplicates: {duplicates}" if duplicates else ""
         logger.info(
             "%(label)s: fetched %(fetched)d pages, accepted %(accepted)d "
-            "(harvest rate %(harvest).2f), %(queued)d queued, %(rate).1f pages/s",
-            {"label": label, **self.figures()},
+            "(harvest rate %(harvest).2f)%(not_stored)s, %(queued)d queued, %(rate).1f pages/s",
+            {"label": label, "not_stored": not_stored, **figures},
         )
 
     def spider_closed(self) -> None:
         if self.loop is not None and self.loop.running:
             self.loop.stop()
-        figures = self.figures()
-        self.stats.set_value("topic/harvest_rate", round(figures["harvest"], 4))
+        self.stats.set_value("topic/harvest_rate", round(self.figures()["harvest"], 4))
         self.log("Finished")
