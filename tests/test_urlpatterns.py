@@ -44,8 +44,29 @@ def test_print_and_calendar_views_named_by_a_query_value(url):
 @pytest.mark.parametrize(
     "url",
     [
+        "http://bbs.a.cn/member.php?mod=logging&action=login",  # Discuz X
+        "http://bbs.a.cn/member.php?mod=register",
+        "http://bbs.a.cn/forum.php?mod=post&action=reply&fid=2&tid=101",
+        "http://bbs.a.cn/forum.php?mod=post&action=newthread&fid=2",
+        "http://bbs.a.cn/posting.php?mode=reply&t=9",  # phpBB
+        "http://bbs.a.cn/ucp.php?mode=login",
+    ],
+)
+def test_a_forums_forms_to_log_in_or_reply_are_noise(url):
+    """A forum links a reply form from every thread and a login form from every page; a
+    crawler without an account gets the same prompt from each, and no post."""
+    assert is_noise(url)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
         "http://bbs.a.cn/forum.php?mod=viewthread&tid=101",
+        "http://bbs.a.cn/forum.php?mod=forumdisplay&fid=2",
+        "http://bbs.a.cn/viewtopic.php?t=5",
         "http://a.cn/list.php?tag=print",  # a section on printing, not a print view
+        "http://a.cn/search.php?q=login",
+        "http://a.cn/stock.php?action=quote&code=600000",  # a stock's page
         "http://a.cn/search.php?q=calendar",
     ],
 )

@@ -55,8 +55,9 @@ TOPIC_IMPORTANCE_WEIGHT = 0.0
 # relevance of the pages its links led to; the settings act as a prior worth WARMUP pages.
 TOPIC_ADAPTIVE = True
 TOPIC_ADAPTIVE_WARMUP = 50
-# Drop links to calendar, print and share URLs, and to URL templates that yielded nothing
-# on topic in 30 fetches. (Session ids and tracking parameters are always taken out of links.)
+# Drop links to calendar, print and share URLs, a forum's login and reply forms, and URL
+# templates that yielded nothing on topic in 30 fetches. (Session ids and tracking parameters
+# are always taken out of links.)
 TOPIC_DROP_NOISE_URLS = True
 # Once this many of a page's links were fetched and none was relevant, its other links go
 # back in the frontier at half their score, and half again each time that count doubles

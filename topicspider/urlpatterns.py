@@ -31,9 +31,18 @@ _NOISE_KEYS = frozenset(
     ]
 )
 # Keys whose value names the view a script shows: Discuz's ``forum.php?mod=viewthread&
-# action=printable`` and ``home.php?do=calendar``, ``index.php?act=print``.
+# action=printable`` and ``home.php?do=calendar``, ``index.php?act=print``; and the forms a
+# forum shows every thread and visitor, to log in or write a reply (Discuz's
+# ``member.php?mod=logging&action=login``, ``forum.php?mod=post&action=reply&tid=5``,
+# phpBB's ``posting.php?mode=reply&t=9``, ``ucp.php?mode=register``). Not ``quote``, which
+# is a stock's page on a finance site (``stock.php?action=quote&code=600000``).
 _VIEW_KEYS = frozenset(["action", "act", "do", "mod", "op", "view", "mode", "a", "m"])
-_NOISE_VIEWS = frozenset(["print", "printable", "printview", "calendar"])
+_NOISE_VIEWS = frozenset(
+    [
+        *("print", "printable", "printview", "calendar"),
+        *("reply", "newthread", "login", "logging", "logout", "register"),
+    ]
+)
 _NOISE_PATH = re.compile(
     r"/(?:print|printable|calendar|cal|share|login|logout|signin|register)(?:/|\.|$)",
     re.IGNORECASE,
@@ -124,7 +133,8 @@ def template(url: str) -> str:
 
 
 def is_noise(url: str) -> bool:
-    """Calendars, print and share views: pages that repeat other pages forever.
+    """Calendars, print and share views: pages that repeat other pages forever; and a
+    forum's forms to log in or reply, the same page for every thread to a crawler.
 
     >>> is_noise("http://a.cn/news/print/123.html")
     True
@@ -133,6 +143,8 @@ def is_noise(url: str) -> bool:
     >>> is_noise("http://a.cn/forum.php?mod=viewthread&action=printable&tid=5")
     True
     >>> is_noise("http://a.cn/gb/news_print.jsp?id=2016")
+    True
+    >>> is_noise("http://bbs.a.cn/forum.php?mod=post&action=reply&fid=2&tid=5")
     True
     >>> is_noise("http://a.cn/news/123.html?page=2")
     False
