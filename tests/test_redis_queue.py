@@ -456,7 +456,7 @@ def test_a_crawl_recorded_without_allow_and_deny_had_none(redis_server, prefix):
 def test_link_rules_are_checked_before_the_crawl(redis_server, prefix):
     name = prefix.split(":", 1)[1]
     CrawlRecord(redis_server.client(), prefix, name).join(
-        "football 3\n", 1, ["a.test"], True, links=LinkRules(deny=ODD)
+        parse_inline("football:3").to_text(), 1, ["a.test"], True, links=LinkRules(deny=ODD)
     )
     settings = Settings({**PROJECT, "REDIS_URL": redis_server.url})
     keywords = parse_inline("football:3")
@@ -498,7 +498,9 @@ def test_push_in_check_mode_is_the_default(make_frontier):
 
 def test_worker_settings_are_checked_before_the_crawl(redis_server, prefix):
     name = prefix.split(":", 1)[1]
-    CrawlRecord(redis_server.client(), prefix, name).join("football 3\n", 1, None, True)
+    CrawlRecord(redis_server.client(), prefix, name).join(
+        parse_inline("football:3").to_text(), 1, None, True
+    )
     settings = Settings({**PROJECT, "REDIS_URL": redis_server.url, "TOPIC_PARTITIONS": 1})
     check_settings(settings, name, parse_inline("football:3"))
     with pytest.raises(ConfigError, match="other keywords"):
@@ -600,7 +602,7 @@ def test_dupefilter_settings_are_checked_before_the_crawl(redis_server, prefix):
     name = prefix.split(":", 1)[1]
     bloom = Settings({**PROJECT, **BLOOM, "REDIS_URL": redis_server.url})
     CrawlRecord(redis_server.client(), prefix, name).join(
-        "football 3\n", 1, None, True, seen_set(bloom)
+        parse_inline("football:3").to_text(), 1, None, True, seen_set(bloom)
     )
     keywords = parse_inline("football:3")
     check_settings(bloom, name, keywords)

@@ -196,8 +196,8 @@ def scale_weights(ranked: list[tuple[str, float]], best: float = 3.0) -> list[tu
 
 
 def spell(ranked: list[tuple[str, float]], pages: Iterable[PageTerms]) -> list[tuple[str, float]]:
-    """Each term as the pages most often write it: the tokenizer folds plurals
-    (``cookies`` → ``cooky``, ``caches`` → ``cach``) and reads Traditional characters as
+    """Each term as the pages most often write it: the tokenizer stems English words
+    (``cookies`` → ``cooki``, ``caches`` → ``cach``) and reads Traditional characters as
     Simplified ones (``聯賽`` → ``联赛``), a keyword file is read by people. Either form
     reads back as the same term."""
     spellings: Counter[tuple[str, str]] = Counter()

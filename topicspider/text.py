@@ -22,6 +22,7 @@ try:  # the same segmenter and dictionary in C++, about six times faster
 except ImportError:  # pragma: no cover - the pure-Python original
     import jieba
 import opencc
+import snowballstemmer
 from lxml import etree
 from w3lib.html import strip_html5_whitespace
 from w3lib.url import safe_url_string
@@ -251,41 +252,25 @@ class PageText:
     site_wide_links: frozenset[str] = frozenset()
 
 
-#: Words in -s that are not plurals and whose s-less form is another word, or none.
-_NOT_PLURALS = frozenset({"https", "news", "alias", "atlas", "bias", "canvas", "lens"})
+_STEMMER = snowballstemmer.stemmer("english")
+#: Words Snowball stems to no piece of themselves (``dying`` is ``die``), and the pieces
+#: a text that has one of them holds.
+_STEM_EXCEPTIONS = {"die": ("di", "dy"), "lie": ("li", "ly"), "tie": ("ti", "ty")}
 
 
 def _fold_english(word: str) -> str:
-    """Fold English plurals so 'protocols' meets 'protocol' and 'indexes' 'index' (both
-    sides use this). A singular in -che loses its e, as its plural loses -es: 'cache' and
-    'caches' both become 'cach', as 'match' and 'matches' become 'match'. A singular in
-    -ie ends in -y, as its plural in -ies does: 'cookie' and 'cookies' become 'cooky'.
-    Plurals no rule fits ('matrices', 'aliases') come from a word list."""
-    if (singular := IRREGULAR_PLURALS.get(word)) is not None:
-        return singular
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 4 and word.endswith(("sses", "xes", "shes", "ches")):
-        return word[:-2]
-    if (
-        len(word) > 3
-        and word.endswith("s")
-        and not word.endswith(("ss", "us", "is"))
-        and word not in _NOT_PLURALS
-    ):
-        return word[:-1]
-    if len(word) > 4 and word.endswith("che"):
-        return word[:-1]
-    if len(word) > 4 and word.endswith("ie"):
-        return word[:-2] + "y"
-    return word
+    """An English word's stem, so that 'tweaking', 'tweaks' and 'tweaked' meet 'tweak',
+    'protocols' 'protocol' and 'cookies' 'cookie' (both sides use this): the Snowball
+    English stemmer (Porter's second), as Sphinx's and Lucene's searches stem. Plurals no
+    rule fits ('matrices', 'indices') are made singular first, from a word list."""
+    return _STEMMER.stemWord(IRREGULAR_PLURALS.get(word, word))
 
 
 @functools.lru_cache(maxsize=1 << 18)
 def _keep(word: str) -> str | None:
     """The token a word becomes, or None (cached: a site's vocabulary repeats)."""
     if word.isascii():
-        if len(word) < 2 or word.isdigit():
+        if len(word) < 2 or word.isdigit() or word in STOPWORDS:
             return None
         word = _fold_english(word)
     return None if word in STOPWORDS else word
@@ -313,7 +298,7 @@ def tokenize(text: str) -> list[str]:
 
 
 def spelled_tokens(text: str) -> Iterator[tuple[str, str]]:
-    """``(token, word)`` for each token, as the text spells it: a folded token (``cooky``)
+    """``(token, word)`` for each token, as the text spells it: a stemmed token (``cooki``)
     can be shown as a person wrote it (``cookies``), and a Chinese one read in Simplified
     characters (``联赛``) in the Traditional ones of the text (``聯賽``)."""
     for match in _RUNS.finditer(text.lower()):
@@ -348,19 +333,29 @@ def spelled_as(token: str, written: str) -> str:
 def mentions(words: Iterable[str]) -> re.Pattern[str] | None:
     """A pattern found in every lowercased text that has one of these tokens (or one of
     them inside a longer Chinese word): a text it is not found in needs no tokenizing to
-    know that it has none. Every token is a piece of the lowercased text, or a folded
-    plural, which holds the word less its last letter (policies → policy), or one of
-    :data:`IRREGULAR_PLURALS` (matrices → matrix), which the pattern has itself.
+    know that it has none. A Chinese token is a piece of the text; an English one is a
+    stem, and every word stemmed to it holds the stem less its last letter (``queri`` of
+    ``query``, ``possibl`` of ``possibility``), but for :data:`IRREGULAR_PLURALS`
+    (``mice``), which the pattern has themselves, and :data:`_STEM_EXCEPTIONS`.
 
     None for more than :data:`MENTIONS_MAX` words: ``re`` tries every alternative at every
     place, and searching a link's text for more (a glossary for keywords) costs more
     than tokenizing it."""
     words = set(words)
-    stems = {word[:-1] if word.isascii() and word.endswith("y") else word for word in words}
-    stems.update(plural for plural, word in IRREGULAR_PLURALS.items() if word in words)
-    if len(stems) > MENTIONS_MAX:
+    pieces = {piece for word in words for piece in _pieces(word)}
+    pieces.update(
+        plural for plural, singular in IRREGULAR_PLURALS.items() if _fold_english(singular) in words
+    )
+    if len(pieces) > MENTIONS_MAX:
         return None
-    return re.compile("|".join(map(re.escape, sorted(stems, key=len, reverse=True))))
+    return re.compile("|".join(map(re.escape, sorted(pieces, key=len, reverse=True))))
+
+
+def _pieces(token: str) -> tuple[str, ...]:
+    """What every text that has the token holds (see :func:`mentions`)."""
+    if not token.isascii():
+        return (token,)
+    return _STEM_EXCEPTIONS.get(token, (token[:-1] or token,))
 
 
 @functools.lru_cache(maxsize=1 << 15)
