@@ -95,7 +95,7 @@ def test_mentions_is_found_in_every_text_that_has_a_form_of_an_english_keyword()
         (token,) = tokenize(word)
         pattern = mentions([token])
         assert pattern is not None
-        assert pattern.search(f"a text about {word} here"), word
+        assert pattern.search(word), word
 
 
 def test_compound_words_contain_their_parts():

@@ -258,7 +258,7 @@ _STEMMER = snowballstemmer.stemmer("english")
 _STEM_EXCEPTIONS = {"die": ("di", "dy"), "lie": ("li", "ly"), "tie": ("ti", "ty")}
 
 
-def _fold_english(word: str) -> str:
+def _stem(word: str) -> str:
     """An English word's stem, so that 'tweaking', 'tweaks' and 'tweaked' meet 'tweak',
     'protocols' 'protocol' and 'cookies' 'cookie' (both sides use this): the Snowball
     English stemmer (Porter's second), as Sphinx's and Lucene's searches stem. Plurals no
@@ -272,7 +272,7 @@ def _keep(word: str) -> str | None:
     if word.isascii():
         if len(word) < 2 or word.isdigit() or word in STOPWORDS:
             return None
-        word = _fold_english(word)
+        word = _stem(word)
     return None if word in STOPWORDS else word
 
 
@@ -335,8 +335,9 @@ def mentions(words: Iterable[str]) -> re.Pattern[str] | None:
     them inside a longer Chinese word): a text it is not found in needs no tokenizing to
     know that it has none. A Chinese token is a piece of the text; an English one is a
     stem, and every word stemmed to it holds the stem less its last letter (``queri`` of
-    ``query``, ``possibl`` of ``possibility``), but for :data:`IRREGULAR_PLURALS`
-    (``mice``), which the pattern has themselves, and :data:`_STEM_EXCEPTIONS`.
+    ``query``, ``possibl`` of ``possibility``), but for the plurals of
+    :data:`IRREGULAR_PLURALS` (``mice``), which the pattern holds as they are written, and
+    for :data:`_STEM_EXCEPTIONS`.
 
     None for more than :data:`MENTIONS_MAX` words: ``re`` tries every alternative at every
     place, and searching a link's text for more (a glossary for keywords) costs more
@@ -344,7 +345,7 @@ def mentions(words: Iterable[str]) -> re.Pattern[str] | None:
     words = set(words)
     pieces = {piece for word in words for piece in _pieces(word)}
     pieces.update(
-        plural for plural, singular in IRREGULAR_PLURALS.items() if _fold_english(singular) in words
+        plural for plural, singular in IRREGULAR_PLURALS.items() if _stem(singular) in words
     )
     if len(pieces) > MENTIONS_MAX:
         return None
