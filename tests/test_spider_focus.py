@@ -36,6 +36,11 @@ def page(title: str, body: str) -> str:
     )
 
 
+def write_gbk(path: Path, html: str) -> None:
+    """A page written in GBK, declaring it (``html`` as :func:`page` writes it)."""
+    path.write_bytes(html.replace('charset="utf-8"', 'charset="gbk"').encode("gbk"))
+
+
 def served(root: Path):
     """Serve a fixture's folder on 127.0.0.1 for the fixture's lifetime."""
     server, base = serve(root)
@@ -425,22 +430,23 @@ def framed_site(tmp_path_factory):
     """A GBK site in frames: the front page is a frameset of a menu and a main page, and the
     main page loads its list of match reports in an ``iframe``."""
     root = tmp_path_factory.mktemp("framed-site")
-
-    def gbk(name: str, html: str) -> None:
-        (root / name).write_bytes(html.replace('charset="utf-8"', 'charset="gbk"').encode("gbk"))
-
-    gbk(
-        "index.html",
+    write_gbk(
+        root / "index.html",
         '<html><head><meta charset="utf-8"><title>体育新闻网</title></head>'
         '<frameset cols="20%,80%"><frame src="menu.html"><frame src="main.html"></frameset></html>',
     )
-    gbk("menu.html", page("导航", '<a href="main.html">首页</a> <a href="about.html">关于</a>'))
-    gbk("about.html", page("关于我们", "<p>本站创办于二〇〇一年。</p>"))
-    gbk("main.html", page("足球比赛", f'{ARTICLE}<iframe src="list.html"></iframe>'))
+    write_gbk(
+        root / "menu.html",
+        page("导航", '<a href="main.html">首页</a> <a href="about.html">关于</a>'),
+    )
+    write_gbk(root / "about.html", page("关于我们", "<p>本站创办于二〇〇一年。</p>"))
+    write_gbk(root / "main.html", page("足球比赛", f'{ARTICLE}<iframe src="list.html"></iframe>'))
     items = "".join(f'<li><a href="{n}.html">足球联赛第{n}轮比赛回顾</a></li>' for n in (1, 2))
-    gbk("list.html", page("比赛列表", f"<ul>{items}</ul>"))
+    write_gbk(root / "list.html", page("比赛列表", f"<ul>{items}</ul>"))
     for n in (1, 2):
-        gbk(f"{n}.html", page(f"足球联赛第{n}轮比赛回顾", f"<p>第{n}轮。</p>{ARTICLE}"))
+        write_gbk(
+            root / f"{n}.html", page(f"足球联赛第{n}轮比赛回顾", f"<p>第{n}轮。</p>{ARTICLE}")
+        )
     yield from served(root)
 
 
@@ -485,7 +491,7 @@ def headline_site(tmp_path_factory):
     for n, (_, title, text) in enumerate(stories, 1):
         pages[f"news/{n}.html"] = page(title, text)
     for name, html in pages.items():
-        (root / name).write_bytes(html.replace('charset="utf-8"', 'charset="gbk"').encode("gbk"))
+        write_gbk(root / name, html)
     yield from served(root)
 
 
