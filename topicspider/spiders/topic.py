@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from dataclasses import replace
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import urlsplit
 
 from scrapy import Request, Spider, signals
@@ -162,6 +162,19 @@ def _handed_over(
     """
     yield from outputs
     request.meta[LINKS_QUEUED_KEY] = True
+
+
+class _Verdict(NamedTuple):
+    """What ``TopicSpider._verdict`` made of a page."""
+
+    threshold: float  # the bar it was held to
+    listed: bool  # held to the lower bar of a page a list of the topic names
+    relevant: bool
+    hub: bool  # a site's table of contents: followed as relevant, not stored
+    accepted: bool
+    duplicate: bool  # accepted, but a near-duplicate of a stored page
+    robots: frozenset[str]  # what its robots tags forbid
+    entries: frozenset[str]  # the links it lists as a list of the topic
 
 
 class TopicSpider(Spider):
@@ -518,8 +531,35 @@ class TopicSpider(Spider):
         )
 
     def _judge(self, response: TextResponse, page: PageAnalysis) -> Iterator[PageItem | Request]:
-        stats = self.crawler.stats
+        """The page's item if it is stored, and requests for its links; what the crawl learns
+        from it on the way."""
         depth = response.meta.get("depth", 0)
+        verdict = self._verdict(response, page)
+        self._learn(response, page, verdict)
+        self.crawler.signals.send_catch_log(
+            page_scored,
+            url=response.url,
+            relevance=round(page.relevance, 6),
+            accepted=verdict.accepted,
+            duplicate=verdict.duplicate,
+            depth=depth,
+            score=score if math.isfinite(score := response.meta.get(SCORE_KEY, 0.0)) else None,
+            threshold=round(verdict.threshold, 6),
+            listed=verdict.listed,
+        )
+        stats = self.crawler.stats
+        if verdict.accepted:
+            yield from self._accepted(response, page, depth, verdict.duplicate)
+        else:
+            stats.inc_value("topic/dropped")
+        if verdict.hub:
+            stats.inc_value("topic/hub")
+        for directive in verdict.robots:
+            stats.inc_value(f"topic/robots/{directive}")
+        yield from self._follow(response, page, depth, verdict)
+
+    def _verdict(self, response: TextResponse, page: PageAnalysis) -> _Verdict:
+        """Whether the page is relevant, and whether it is stored."""
         self.threshold.observe(page.relevance)
         crawl_threshold = self.threshold.value
         # A site's table of contents (a front page, an index) names the topic's pages and
@@ -541,41 +581,35 @@ class TopicSpider(Spider):
         robots = self._robots(response, page)
         accepted = relevant and not hub and NOINDEX not in robots
         if accepted and page.relevance < crawl_threshold:
-            stats.inc_value("topic/listed")
-        # A near-duplicate of a stored page (a list's last page, served again for any page
-        # number past it) says nothing the stored page did not: its URL template and the
-        # link-score mix learn from it as from an off-topic page, or each copy would raise
-        # the links to the next and the crawl go down such a list forever.
+            self.crawler.stats.inc_value("topic/listed")
         duplicate = accepted and self._is_duplicate(page.fingerprint)
         if accepted:
             self._remember_address(without_session(response.url), page.fingerprint, duplicate)
-        gain = 0.0 if duplicate else page.relevance
+        return _Verdict(threshold, listed, relevant, hub, accepted, duplicate, robots, entries)
+
+    def _learn(self, response: TextResponse, page: PageAnalysis, verdict: _Verdict) -> None:
+        """What the page tells the link scores to come: the link-score mix, its URL
+        template's yield, its siblings' and its canonical address.
+
+        A near-duplicate of a stored page (a list's last page, served again for any page
+        number past it) says nothing the stored page did not: they learn from it as from an
+        off-topic page, or each copy would raise the links to the next and the crawl go down
+        such a list forever.
+        """
+        gain = 0.0 if verdict.duplicate else page.relevance
         self.strategy.learn(tuple(response.meta.get(FEATURES_KEY, ())), gain)
-        self.patterns.record(page.template, relevant and not duplicate)
-        self.siblings.record(response.meta.get(PARENT_KEY), relevant)
+        self.patterns.record(page.template, verdict.relevant and not verdict.duplicate)
+        self.siblings.record(response.meta.get(PARENT_KEY), verdict.relevant)
         if page.canonical:
             self.canonicals.add(page.canonical)
             self.dropped_parameters.learn(without_session(response.url), page.canonical)
-        self.crawler.signals.send_catch_log(
-            page_scored,
-            url=response.url,
-            relevance=round(page.relevance, 6),
-            accepted=accepted,
-            duplicate=duplicate,
-            depth=depth,
-            score=score if math.isfinite(score := response.meta.get(SCORE_KEY, 0.0)) else None,
-            threshold=round(threshold, 6),
-            listed=listed,
-        )
-        if accepted:
-            yield from self._accepted(response, page, depth, duplicate)
-        else:
-            stats.inc_value("topic/dropped")
-        if hub:
-            stats.inc_value("topic/hub")
-        for directive in robots:
-            stats.inc_value(f"topic/robots/{directive}")
-        tunnel = 0 if relevant else response.meta.get(TUNNEL_KEY, 0) + 1
+
+    def _follow(
+        self, response: TextResponse, page: PageAnalysis, depth: int, verdict: _Verdict
+    ) -> Iterator[Request]:
+        """Requests for the page's links that are new or score better than when sent."""
+        stats = self.crawler.stats
+        tunnel = 0 if verdict.relevant else response.meta.get(TUNNEL_KEY, 0) + 1
         closed = tunnel > self.tunnel_depth
         if closed:
             stats.inc_value("topic/tunnel_closed")
@@ -585,7 +619,7 @@ class TopicSpider(Spider):
         copy = self._copies_parent(response, page)
         if copy:
             stats.inc_value("topic/parent_copy")
-        follows = NOFOLLOW not in robots and not copy
+        follows = NOFOLLOW not in verdict.robots and not copy
         scored = self._score_links(response.url, page, depth, lineage) if follows else []
         links = [
             (score, features, link, not closed or link.anchor > 0)
@@ -617,7 +651,7 @@ class TopicSpider(Spider):
             }
             if page.fingerprint:
                 meta[PARENT_TEXT_KEY] = page.fingerprint
-            if link.url in entries:
+            if link.url in verdict.entries:
                 meta[LISTED_KEY] = True
             if not follow:
                 reserved += 1
