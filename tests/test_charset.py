@@ -417,6 +417,31 @@ def test_a_utf8_page_with_a_gbk_part_is_utf8(meta, content_type):
     assert text.startswith(html[: html.index("</body>")])
 
 
+@pytest.mark.parametrize("spoil", [stray_byte, cut_off])
+@pytest.mark.parametrize(
+    ("make_page", "codec", "expected"), [(page, "gbk", "gb18030"), (tw_page, "big5", "big5hkscs")]
+)
+def test_one_bad_byte_in_a_short_undeclared_page_is_forgiven(make_page, codec, expected, spoil):
+    # A notice of two sentences: under a hundred non-ASCII bytes, where a guess forgave
+    # no error, and the page was read as cp1252.
+    body, text = spoil(make_page(), codec)
+    assert sum(byte > 0x7F for byte in body) < 100
+    assert decode(body) == (expected, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "codec"),
+    [
+        ("Le député a présenté un rapport très détaillé à l'assemblée générale.", "cp1252"),
+        ("Fußball ist schön, Grüße aus München!", "cp1252"),
+        ("Привет, как дела у тебя сегодня?", "koi8-r"),
+        ("Привет, как дела у тебя сегодня?", "cp1251"),
+    ],
+)
+def test_a_short_page_of_another_encoding_is_not_taken_for_chinese(text, codec):
+    assert detect_encoding(tiny_page("", text).encode(codec)) not in ("gb18030", "big5hkscs")
+
+
 def test_koi8r_russian_is_not_taken_for_gbk():
     # Russian in KOI8-R reads as common hanzi in GBK, with an error after each odd-length word.
     html = "<p>Футбольный матч между сборными России и Германии.</p>" * 50

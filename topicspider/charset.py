@@ -89,6 +89,9 @@ _OTHER_CHINESE = {
     **dict.fromkeys(("big5", "cp950", "big5hkscs"), "gb18030"),
 }
 
+# The least share of the most frequent hanzi below (``_frequent_share``) that a few
+# sentences of real Chinese text hold (six tenths on average).
+_REAL_TEXT = 0.3
 # The 300 most frequent hanzi, counted over the words of jieba's dictionary times their
 # counts (they make three fifths of that text), each followed by its Traditional forms
 # (OpenCC s2t, s2tw, s2hk).
@@ -262,14 +265,17 @@ def _is_charset(encoding: str) -> bool:
     return codec._is_text_encoding and codec.name not in _NOT_CHARSETS
 
 
-def _read(sample: bytes, encoding: str, final: bool, bytes_per_error: int) -> str | None:
+def _read(
+    sample: bytes, encoding: str, final: bool, bytes_per_error: int, at_least: int = 0
+) -> str | None:
     """What ``sample`` decodes into, each error marked, or ``None`` if it has more than one
-    per ``bytes_per_error`` non-ASCII bytes (``_DECLARED``, ``_GUESSED``, ``_MOSTLY_UTF8``).
+    per ``bytes_per_error`` non-ASCII bytes (``_DECLARED``, ``_GUESSED``, ``_MOSTLY_UTF8``),
+    or than ``at_least``.
 
     It is decoded a chunk at a time, so that a wrong encoding, which fails every few bytes,
     is given up early. An incomplete last character is kept back unless ``final``.
     """
-    forgiven = len(sample.translate(None, _ASCII)) // bytes_per_error
+    forgiven = max(at_least, _forgiven(sample, bytes_per_error))
     decoder = codecs.getincrementaldecoder(encoding)(_COUNT_ERRORS)
     parts = []
     errors = 0
@@ -281,6 +287,10 @@ def _read(sample: bytes, encoding: str, final: bool, bytes_per_error: int) -> st
             return None
         parts.append(part)
     return "".join(parts)
+
+
+def _forgiven(sample: bytes, bytes_per_error: int) -> int:
+    return len(sample.translate(None, _ASCII)) // bytes_per_error
 
 
 def _believed(sample: bytes, encoding: str, final: bool, utf8_declared: bool) -> str | None:
@@ -359,15 +369,22 @@ def _chinese(sample: bytes, final: bool) -> str | None:
     Other text often decodes too ("für" is a valid GBK pair, and so is most Big5 in GBK
     and most GBK in Big5) but into rare characters, symbols and private-use ones. (A page
     declared Latin-1 asks this twice: of its declaration, then of the bytes.)
+
+    A short text (under ``_GUESSED`` non-ASCII bytes: a notice, a page of a few lines) is
+    forgiven one error too, a stray byte, if it also holds as many of the most frequent
+    hanzi as real Chinese text does (``_frequent_share``): a few words of another
+    encoding that happen to read as common characters seldom do.
     """
     best = None  # (errors, -share, codec) of the best reading; GB, read first, keeps a tie.
     for codec in ("gb18030", "big5hkscs"):
-        text = _read(sample, codec, final, _GUESSED)
+        text = _read(sample, codec, final, _GUESSED, at_least=1)
         if text is None:
             continue
         errors = text.count(_ERROR_MARK)
         if best and errors > best[0]:
             continue  # Losing already: its characters need no counting.
+        if errors > _forgiven(sample, _GUESSED) and _frequent_share(text) < _REAL_TEXT:
+            continue
         share = _common_share(text, codec)
         if share >= 0.8 and (best is None or (errors, -share) < best[:2]):
             best = (errors, -share, codec)
@@ -395,7 +412,7 @@ def _other_chinese_if_better(sample: bytes, text: str, encoding: str, final: boo
     if other_share < 0.8 or other_share <= _common_share(text, encoding):
         return None
     frequent = _frequent_share(other_text)
-    return other if frequent >= 0.3 and frequent > _frequent_share(text) else None
+    return other if frequent >= _REAL_TEXT and frequent > _frequent_share(text) else None
 
 
 def _frequent_share(text: str) -> float:
