@@ -80,10 +80,13 @@ def simplified(text: str) -> str:
     return _HAN_RUN.sub(lambda run: _simplified_run(run.group()), text)
 
 
+@functools.lru_cache(maxsize=100_000)
 def _simplified_run(run: str) -> str:
     """A run with Traditional characters is also read with Taiwan's words in mainland ones
     (OpenCC's ``tw2sp``: 列印 as 打印, 網路 as 网络); a run without is left as written,
-    since ``tw2sp`` would reword mainland text too (程序, a program, as 进程)."""
+    since ``tw2sp`` would reword mainland text too (程序, a program, as 进程).
+
+    Converted once: the same runs come back in link after link (menus, headlines)."""
     if _to_simplified().convert(run) == run:
         return run
     return _from_taiwan().convert(run)
