@@ -5,7 +5,13 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from w3lib.encoding import html_body_declared_encoding
 
-from topicspider.charset import SAMPLE_SIZE, decode, decode_text_file, detect_encoding
+from topicspider.charset import (
+    SAMPLE_SIZE,
+    decode,
+    decode_text_file,
+    detect_encoding,
+    gbk_reading,
+)
 
 TEXT = "足球比赛。中国队今天以三比一战胜对手、球迷在体育场欢呼。"
 
@@ -572,3 +578,17 @@ def test_labels_browsers_know_are_known(label, codec):
     text, text_codec = LABELLED_TEXT.get(codec, ("café", "latin-1"))
     body = f"<html><body><p>{text}</p></body></html>".encode(text_codec)
     assert decode(body, f"text/html; charset={label}") == (codec, body.decode(codec))
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        ("医学 3\n图片 2\n".encode("gbk"), "医学 3\n图片 2\n"),  # ҽѧ, ͼƬ in UTF-8
+        ("医学 3\n".encode(), None),
+        ("足球 3\n".encode("gbk"), None),  # no UTF-8
+        ("café 1\n".encode(), None),  # caf茅 in GBK: a hanzi inside a Latin word
+        ("\ufeffвода 3\n".encode(), None),  # UTF-8 says so
+    ],
+)
+def test_a_text_file_read_as_utf8_has_a_gbk_reading_only_if_that_is_chinese_too(data, expected):
+    assert gbk_reading(data) == expected

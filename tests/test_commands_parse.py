@@ -57,3 +57,17 @@ def test_a_bad_argument_is_one_line_as_in_a_crawl(site_url, arguments, message):
     assert result.returncode == 2
     assert f"topicspider: error: {message}" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_keyword_file_that_reads_as_chinese_in_gbk_too_is_said_as_it_starts(site_url, tmp_path):
+    keywords = tmp_path / "medicine.txt"
+    keywords.write_bytes("医学 3\n".encode("gbk"))  # valid UTF-8 too: ҽѧ
+    result = scrapy(
+        "parse", "--spider", "topic", "-a", f"keywords={keywords}", f"{site_url}/index.html"
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert f"INFO: Topic: 1 term from {keywords}, as pages are matched: ҽѧ 3\n" in result.stderr
+    assert (
+        f"WARNING: {keywords}: read as UTF-8; in GBK it says '医学 3': if it is GBK, save it"
+        " as UTF-8; if it is UTF-8, save it with a byte order mark\n"
+    ) in result.stderr

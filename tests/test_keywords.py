@@ -133,6 +133,58 @@ def test_gbk_lines_that_are_valid_utf8_are_read_as_gbk(tmp_path):
     assert parse_keyword_file(gbk).weights == {"足球": 3.0, "思路": 1.0, "医院": 1.0}
 
 
+def test_a_gbk_file_that_is_valid_utf8_too_is_read_as_utf8_and_keeps_its_gbk_reading(tmp_path):
+    """GBK 医学 is valid UTF-8, ҽѧ: a file of that one word was read so without a word."""
+    gbk = tmp_path / "medicine.txt"
+    gbk.write_bytes("医学 3\n".encode("gbk"))
+    vector = parse_keyword_file(gbk)
+    assert vector.weights == {"ҽѧ": 3.0}
+    assert vector.gbk_warning() == (
+        f"{gbk}: read as UTF-8; in GBK it says '医学 3': if it is GBK, save it as UTF-8;"
+        " if it is UTF-8, save it with a byte order mark"
+    )
+
+
+def test_a_gbk_file_that_is_valid_utf8_and_no_keyword_file_so_says_its_gbk_reading(tmp_path):
+    gbk = tmp_path / "ideas.txt"
+    gbk.write_bytes("思路 3\n".encode("gbk"))
+    with pytest.raises(KeywordError) as error:
+        parse_keyword_file(gbk)
+    assert str(error.value) == (
+        f"{gbk}, line 1: term '˼·' matches nothing: pages are read without punctuation,"
+        " numbers, single letters and stop words (read as UTF-8; in GBK it says '思路 3':"
+        " if it is GBK, save it as UTF-8; if it is UTF-8, save it with a byte order mark)"
+    )
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        "医学 3\n".encode(),
+        "足球 3\n思路 1\n".encode("gbk"),
+        "Москва 3\ncafé 1\n".encode(),
+        "\ufeffвода 3\n".encode(),  # Russian that reads as hanzi in GBK, marked UTF-8
+        b"football 3\n",
+    ],
+    ids=["utf8-chinese", "gbk-not-utf8", "utf8-latin-cyrillic", "utf8-with-bom", "ascii"],
+)
+def test_a_file_that_can_only_be_read_one_way_has_no_gbk_reading(tmp_path, data):
+    path = tmp_path / "topic.txt"
+    path.write_bytes(data)
+    vector = parse_keyword_file(path)
+    assert vector.gbk_reading is None
+    assert vector.gbk_warning() is None
+
+
+def test_a_vector_says_what_it_matches_in_one_line(tmp_path):
+    words = ["足球", "篮球", "排球", "网球", "比赛", "球队", "tweaking"]
+    path = write(tmp_path, "".join(f"{word} {n}\n" for n, word in enumerate(words, 1)))
+    assert parse_keyword_file(path).describe(shown=3) == (
+        f"7 terms from {path}, as pages are matched: tweak 7, 球队 6, 比赛 5, and 4 more"
+    )
+    assert parse_inline("足球:3").describe() == "1 term, as pages are matched: 足球 3"
+
+
 @pytest.mark.parametrize("spec", ["keywords/sport.txt,", "/data/a,b.txt", "topics/web,mail"])
 def test_a_missing_file_with_a_comma_in_its_name_is_not_taken_for_terms(spec):
     with pytest.raises(KeywordError, match=r"keyword file not found.*inline terms are term:weight"):

@@ -120,6 +120,15 @@ def test_crawl_stores_on_topic_pages_with_index(site, full_crawl):
     assert "Warning" not in log, "a crawl with the defaults logs no warnings"
 
 
+def test_the_crawl_says_its_topic_as_it_starts(full_crawl):
+    _, log = full_crawl
+    said = re.search(r"INFO: Topic: 25 terms from (\S+), as pages are matched: (.*)", log)
+    assert said, "no topic line"
+    assert said[1].endswith("keywords/sports.txt")
+    assert said[2].startswith("足球 3, footbal 3, soccer 3")
+    assert said[2].endswith(", and 15 more")
+
+
 def test_final_stats_show_the_threshold_and_link_score_mix_learned(full_crawl):
     out, log = full_crawl
     learned = {

@@ -204,6 +204,24 @@ def decode_text_file(data: bytes) -> str:
         raise
 
 
+def gbk_reading(data: bytes) -> str | None:
+    """What a text file that :func:`decode_text_file` reads as UTF-8 says in GBK, if that
+    is Chinese too and the UTF-8 no more so: GBK is valid UTF-8 at times (医学 reads as
+    ҽѧ, 图片 as ͼƬ), most often in a file of a word or two. None if the file can only be
+    UTF-8, or says so with a byte order mark."""
+    if data.isascii() or read_bom(data)[1] or not _is_utf8(data):
+        return None
+    try:
+        text = data.decode("gb18030")
+    except UnicodeDecodeError:
+        return None
+    if _chinese(data, final=True) != "gb18030" or _utf8_rather_than_gbk(data):
+        return None
+    # café's é reads as GBK 茅: no hanzi stands alone inside a Latin word.
+    wide = {char for char in set(text) if char > "\x7f"}
+    return text if all(_not_only_in_latin_words(text, char) for char in wide) else None
+
+
 def _refuse_utf8_and_gbk(data: bytes) -> None:
     """Raise ``UnicodeDecodeError`` if the lines of ``data`` that are not UTF-8 are GBK and
     another line is UTF-8 (``_utf8_rather_than_gbk``)."""

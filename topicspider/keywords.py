@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from topicspider.charset import decode_text_file, editor_lines, undecoded
+from topicspider.charset import decode_text_file, editor_lines, gbk_reading, undecoded
 from topicspider.exceptions import KeywordError
 from topicspider.text import normalize_term
 
@@ -35,12 +35,22 @@ _INLINE_MARK = re.compile("[:,;\uff1a\uff0c\uff1b\u3001]")
 #: ``std::vector`` are none, nor is that of a ratio or a time, ``16:9``, ``10:30``.
 _WEIGHT_INSIDE = re.compile(r"(?<!\S)(?!\d+:)\S+:\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s")
 
+#: What to do about a keyword file that reads as Chinese in GBK and in UTF-8.
+_GBK_HINT = (
+    "read as UTF-8; in GBK it says {}: if it is GBK, save it as UTF-8;"
+    " if it is UTF-8, save it with a byte order mark"
+)
+
 
 @dataclass(frozen=True)
 class KeywordVector:
     """Terms (normalized, as the tokenizer will see them) and their positive weights."""
 
     weights: dict[str, float]
+    #: Where the terms came from: a keyword file's path; empty for inline terms.
+    source: str = field(default="", compare=False)
+    #: What the keyword file, read as UTF-8, says in GBK, if that is Chinese too.
+    gbk_reading: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not self.weights:
@@ -52,6 +62,23 @@ class KeywordVector:
 
     def __len__(self) -> int:
         return len(self.weights)
+
+    def describe(self, shown: int = 10) -> str:
+        """The vector in a line for the log: its size, its source, its heaviest terms as
+        the crawl matches them (English words stemmed, Traditional characters read as
+        Simplified)."""
+        heaviest = sorted(self.weights.items(), key=lambda item: -item[1])
+        terms = ", ".join(f"{term} {weight:g}" for term, weight in heaviest[:shown])
+        more = f", and {len(heaviest) - shown} more" if len(heaviest) > shown else ""
+        source = f" from {self.source}" if self.source else ""
+        count = f"{len(self)} term{'s' if len(self) > 1 else ''}"
+        return f"{count}{source}, as pages are matched: {terms}{more}"
+
+    def gbk_warning(self) -> str | None:
+        """What to tell the user of a keyword file that reads as Chinese in GBK too."""
+        if self.gbk_reading is None:
+            return None
+        return f"{self.source}: {_GBK_HINT.format(_shown(self.gbk_reading))}"
 
     def to_text(self) -> str:
         """The keyword-file form, stable so that two crawls can compare vectors."""
@@ -84,9 +111,13 @@ def parse_keyword_file(path: Traversable) -> KeywordVector:
     """Parse a keyword file; a term may contain spaces, the weight is the last field.
 
     ``path`` may also be a resource inside a zipped egg (see :func:`bundled_keywords_dir`).
+    A file that reads as Chinese in GBK too is read as UTF-8; the vector keeps the GBK
+    reading (``gbk_reading``), which the crawl shows beside it, and a mistake in the
+    file says it.
     """
     try:
-        content = decode_text_file(path.read_bytes())
+        data = path.read_bytes()
+        content = decode_text_file(data)
     except OSError as exc:
         raise KeywordError(f"{path}: cannot read keyword file: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
@@ -95,6 +126,23 @@ def parse_keyword_file(path: Traversable) -> KeywordVector:
     if "\0" in content:  # valid UTF-8, but no text a person wrote
         reason = "it has NUL bytes: UTF-16, or no text"
         raise KeywordError(f"{path}: keyword file is neither UTF-8 nor GBK ({reason})")
+    other = gbk_reading(data)
+    try:
+        weights = _file_weights(path, content)
+    except KeywordError as error:
+        if other is None:
+            raise
+        raise KeywordError(f"{error} ({_GBK_HINT.format(_shown(other))})") from None
+    return KeywordVector(weights, source=str(path), gbk_reading=other)
+
+
+def _shown(text: str) -> str:
+    """A file's text in one short line, for a message."""
+    terms = " ".join(text.split())
+    return repr(terms if len(terms) <= 60 else f"{terms[:60]}…")
+
+
+def _file_weights(path: Traversable, content: str) -> dict[str, float]:
     weights: dict[str, float] = {}
     for lineno, line in enumerate(editor_lines(content), start=1):
         line = line.split("#", 1)[0].strip()
@@ -107,7 +155,7 @@ def parse_keyword_file(path: Traversable) -> KeywordVector:
         _add(weights, match["term"], _weight(match["weight"], where), where)
     if not weights:
         raise KeywordError(f"{path}: no keywords in file")
-    return KeywordVector(weights)
+    return weights
 
 
 def parse_inline(spec: str) -> KeywordVector:

@@ -262,6 +262,9 @@ class TopicSpider(Spider):
 
     def configure(self, crawler: Crawler) -> None:
         settings = crawler.settings
+        logger.info("Topic: %s", self.keywords.describe())
+        if warning := self.keywords.gbk_warning():
+            logger.warning("%s", warning)
         self.threshold = threshold_from_settings(settings)
         self.tunnel_depth = settings.getint("TOPIC_TUNNEL_DEPTH")
         # Only a budget ends a crawl that would otherwise go on through all its reserve.
