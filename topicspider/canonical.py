@@ -225,8 +225,12 @@ class DroppedParameters:
             paths = self._paths.setdefault(key, set())
             paths.add(page.path)
             if len(paths) >= PARAMETER_EVIDENCE:
-                del self._paths[key]
-                self._dropped.setdefault(page.netloc, set()).add(parameter)
+                self.drop(page.netloc, parameter)
+
+    def drop(self, host: str, parameter: str) -> None:
+        """Take ``parameter`` (``key=value``) out of ``host``'s links from now on."""
+        self._paths.pop((host, parameter), None)
+        self._dropped.setdefault(host, set()).add(parameter)
 
     def learn_same(self, url: str, other: str) -> None:
         """The pages at ``url`` and ``other`` are one (near-duplicates; a site without

@@ -45,6 +45,8 @@ Keys, under the crawl's prefix ``P`` (``topicspider:<crawl id>``):
 ``P:simhash:<k>``      hash       ``<block number>:<block>`` → the 8-byte SimHashes of the stored
                                   pages with that block, for ``TOPIC_DUPLICATE_DISTANCE=k``
                                   (:mod:`topicspider.redis.simhashes`)
+``P:dropped``          set        ``host \t key=value``: the query parameters a worker learned
+                                  change nothing on a host (:mod:`topicspider.redis.parameters`)
 =====================  =========  ==============================================================
 
 Times come from Redis (``TIME``), so workers' clocks need not agree. Scripts are run by SHA
@@ -64,6 +66,7 @@ __all__ = [
     "MERGE_BEST",
     "READ_RECORD",
     "STEP",
+    "SYNC_DROPPED",
     "SYNC_TEMPLATES",
     "TAKE_HOST_PAGE",
 ]
@@ -551,6 +554,16 @@ for i = 1, #ARGV, 3 do
   end
 end
 return out
+"""
+)
+
+#: Add the query parameters a worker learned change nothing (ARGV: ``host \t key=value``,
+#: ...) to the crawl's; return all of the crawl's. KEYS: ``P:dropped``, ``P:meta``.
+SYNC_DROPPED = (
+    _UNLESS_GONE
+    + r"""
+if #ARGV > 0 then redis.call('SADD', KEYS[1], unpack(ARGV)) end
+return redis.call('SMEMBERS', KEYS[1])
 """
 )
 

@@ -39,6 +39,7 @@ from topicspider.redis.connection import get_client, key_prefix
 from topicspider.redis.crawl import check_settings
 from topicspider.redis.learning import Learner, LearningSync
 from topicspider.redis.mix import SharedBestFirst
+from topicspider.redis.parameters import SharedDroppedParameters
 from topicspider.redis.patterns import SharedPatternStats
 from topicspider.redis.simhashes import SharedSimHashIndex
 from topicspider.redis.thresholds import SharedAdaptiveThreshold
@@ -314,13 +315,15 @@ class TopicSpider(Spider):
 
     def _share(self, settings: BaseSettings, crawler: Crawler) -> None:
         """In a shared crawl, the stored pages' SimHashes are the crawl's, and the threshold,
-        the link-score mix and URL-template yields are learned from every worker's pages
-        (:mod:`topicspider.redis.learning`): all in Redis, through one client."""
+        the link-score mix, URL-template yields and the query parameters that change nothing
+        are learned from every worker's pages (:mod:`topicspider.redis.learning`): all in
+        Redis, through one client."""
         server, prefix = get_client(settings), key_prefix(settings, self.name)
         if self.duplicates is not None:
             self.duplicates = SharedSimHashIndex.like(self.duplicates, server, prefix)
         self.patterns = SharedPatternStats(server, prefix)
-        learners: list[Learner] = [self.patterns]
+        self.dropped_parameters = SharedDroppedParameters(server, prefix)
+        learners: list[Learner] = [self.patterns, self.dropped_parameters]
         if isinstance(self.threshold, AdaptiveThreshold):
             self.threshold = SharedAdaptiveThreshold.like(self.threshold, server, prefix)
             learners.append(self.threshold)
@@ -362,17 +365,11 @@ class TopicSpider(Spider):
         state = getattr(self, "state", None)
         if state is None:
             return
-        names = [
-            "importance",
-            "host_pages",
-            "canonicals",
-            "dropped_parameters",
-            "siblings",
-            "lists",
-        ]
+        names = ["importance", "host_pages", "canonicals", "siblings", "lists"]
         if not self.settings.get("REDIS_URL"):  # in Redis, the crawl holds what these hold
             names += [
                 "allowed_domains",
+                "dropped_parameters",
                 "duplicates",
                 "stored_addresses",
                 "patterns",
