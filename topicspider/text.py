@@ -80,7 +80,7 @@ def simplified(text: str) -> str:
     return _HAN_RUN.sub(lambda run: _simplified_run(run.group()), text)
 
 
-@functools.lru_cache(maxsize=100_000)
+@functools.lru_cache(maxsize=1 << 15)
 def _simplified_run(run: str) -> str:
     """A run with Traditional characters is also read with Taiwan's words in mainland ones
     (OpenCC's ``tw2sp``: 列印 as 打印, 網路 as 网络); a run without is left as written,
