@@ -394,6 +394,7 @@ def _chinese(sample: bytes, final: bool) -> str | None:
     encoding that happen to read as common characters seldom do.
     """
     best = None  # (errors, -share, codec) of the best reading; GB, read first, keeps a tie.
+    forgiven = _forgiven(sample, _GUESSED)
     for codec in ("gb18030", "big5hkscs"):
         text = _read(sample, codec, final, _GUESSED, at_least=1)
         if text is None:
@@ -401,7 +402,7 @@ def _chinese(sample: bytes, final: bool) -> str | None:
         errors = text.count(_ERROR_MARK)
         if best and errors > best[0]:
             continue  # Losing already: its characters need no counting.
-        if errors > _forgiven(sample, _GUESSED) and _frequent_share(text) < _REAL_TEXT:
+        if errors > forgiven and _frequent_share(text) < _REAL_TEXT:
             continue
         share = _common_share(text, codec)
         if share >= 0.8 and (best is None or (errors, -share) < best[:2]):
