@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import pickle
 import socket
+import threading
+from collections import Counter
 
 import pytest
 from scrapy import Request
+from scrapy.http import Response
 from scrapy.utils.test import get_crawler
 
 from tests.httpserver import Handler, serving
@@ -47,6 +50,59 @@ def test_a_redirect_does_not_count_the_page_it_leads_to_does(site, site_url, red
     result = crawl_seed(seed, tmp_path, "TOPIC_MAX_PAGES_PER_HOST=3")
     assert result.returncode == 0, result.stderr[-3000:]
     assert len(read_jsonl(tmp_path / "f.jsonl")) == 3
+
+
+LINKS = "".join(f'<a href="/{n}.html">足球比赛{n}</a> ' for n in range(10))
+FRONT = page("足球", f"{ARTICLE}<p>{LINKS}</p>").encode()
+
+
+def _capped_crawl(seed_path: str, answer, tmp_path) -> tuple[list[str], Counter[str]]:
+    """The pages a crawl with a cap of 3 parsed, and the requests the site answered;
+    ``answer(handler, attempt)`` answers the seed's path, the rest are football pages."""
+    served: Counter[str] = Counter()
+    lock = threading.Lock()
+
+    class Site(Handler):
+        def do_GET(self) -> None:
+            with lock:
+                served[self.path] += 1
+                attempt = served[self.path]
+            if self.path == "/robots.txt":
+                self.send(b"", status=404)
+            elif self.path == seed_path:
+                answer(self, attempt)
+            elif self.path == "/home.html":
+                self.send(FRONT)
+            else:
+                self.send(page("足球", f"{ARTICLE}<p>{self.path}</p>").encode())
+
+    with serving(Site) as url:
+        result = crawl_seed(f"{url}{seed_path}", tmp_path, "TOPIC_MAX_PAGES_PER_HOST=3")
+    assert result.returncode == 0, result.stderr[-3000:]
+    return [row["url"].removeprefix(url) for row in read_jsonl(tmp_path / "f.jsonl")], served
+
+
+def test_a_retried_server_error_and_its_retry_count_once(tmp_path):
+    """A 503 that Scrapy retries used a page of the cap, and its retry another."""
+
+    def busy_first(handler: Handler, attempt: int) -> None:
+        handler.send(b"busy", status=503) if attempt == 1 else handler.send(FRONT)
+
+    parsed, served = _capped_crawl("/flaky.html", busy_first, tmp_path)
+    assert served["/flaky.html"] == 2
+    assert len(parsed) == 3, parsed
+    assert parsed[0] == "/flaky.html"
+
+
+def test_a_meta_refresh_counts_once_with_the_page_it_leads_to(tmp_path):
+    """Scrapy follows a page's ``<meta refresh>`` as it follows a 302; the page that
+    refreshed used a page of the cap besides."""
+    refresh = b'<html><head><meta http-equiv="refresh" content="0; url=/home.html"></head></html>'
+
+    parsed, served = _capped_crawl("/", lambda handler, attempt: handler.send(refresh), tmp_path)
+    assert len(parsed) == 3, parsed
+    assert parsed[0] == "/home.html"
+    assert served["/"] == 1
 
 
 def test_a_robots_txt_redirected_to_the_front_page_does_not_count(tmp_path):
@@ -101,17 +157,23 @@ def test_while_redis_is_away_a_worker_counts_alone(caplog):
     assert "counted by this worker alone until it is back" in said[0]
 
 
-def test_a_crawl_gone_from_redis_is_counted_alone_and_not_made_again(redis_server):
-    """Redis restarted without its data: the worker counts alone until its scheduler stops
-    it; before, its counts made ``P:host_pages`` again, for a crawl nobody runs."""
+def _shared_cap(redis_server, crawl_id: str):
+    """A cap of 2 pages per host for a crawl in Redis, and a client of that Redis."""
     settings = {
         "REDIS_URL": redis_server.url,
-        "TOPIC_CRAWL_ID": "gone",
+        "TOPIC_CRAWL_ID": crawl_id,
         "TOPIC_MAX_PAGES_PER_HOST": 2,
     }
     cap = HostPageCapMiddleware.from_crawler(get_crawler(TopicSpider, settings))
     client = redis_server.client()
-    client.hset("topicspider:gone:meta", "keywords", "asyncio 1")
+    client.hset(f"topicspider:{crawl_id}:meta", "keywords", "asyncio 1")
+    return cap, client
+
+
+def test_a_crawl_gone_from_redis_is_counted_alone_and_not_made_again(redis_server):
+    """Redis restarted without its data: the worker counts alone until its scheduler stops
+    it; before, its counts made ``P:host_pages`` again, for a crawl nobody runs."""
+    cap, client = _shared_cap(redis_server, "gone")
     cap.process_request(Request("http://127.0.0.1/1.html"))
     assert client.hgetall("topicspider:gone:host_pages") == {b"127.0.0.1": b"1"}
     client.flushall()
@@ -120,3 +182,17 @@ def test_a_crawl_gone_from_redis_is_counted_alone_and_not_made_again(redis_serve
     with pytest.raises(HostFull):
         cap.process_request(Request("http://127.0.0.1/4.html"))
     assert client.keys("*") == []
+
+
+def test_in_a_shared_crawl_a_redirect_and_a_failed_download_give_their_count_back(redis_server):
+    """Before, giving a count back in Redis raised ``AttributeError``: the redirect was not
+    followed and the host's count stayed up."""
+    cap, client = _shared_cap(redis_server, "back")
+    moved, failed = Request("http://127.0.0.1/old.html"), Request("http://127.0.0.1/1.html")
+    cap.process_request(moved)
+    cap.process_request(failed)
+    assert client.hget("topicspider:back:host_pages", "127.0.0.1") == b"2"
+    response = Response(moved.url, status=302, headers={"Location": "/new.html"})
+    assert cap.process_response(moved, response) is response
+    cap.process_exception(failed, ConnectionRefusedError())
+    assert client.hget("topicspider:back:host_pages", "127.0.0.1") == b"0"

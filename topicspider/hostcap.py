@@ -26,7 +26,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-COUNTED_KEY = "topic_host_counted"  # where the download was counted: "local" or "shared"
+#: Where the download was counted ("local" or "shared") and for which host. Scrapy copies a
+#: request's meta into its retries and into the request a page's ``<meta refresh>`` leads to.
+COUNTED_KEY = "topic_host_counted"
 
 
 class HostFull(IgnoreRequest):
@@ -41,7 +43,9 @@ class HostPageCapMiddleware:
 
     It sits after the redirect and retry middlewares, so a redirect or a failed download
     does not count and the request that follows it does, and before the HTTP cache, so a
-    cached page counts. robots.txt does not count. With ``JOBDIR`` the counts resume. In a
+    cached page counts. A request that carries the count of the download it follows (a
+    retry, the address a page's ``<meta refresh>`` sends to on the same host) is not counted
+    again: the chain is one page. robots.txt does not count. With ``JOBDIR`` the counts resume. In a
     distributed crawl (``REDIS_URL``) the workers share the counts in Redis (``P:host_pages``,
     see :mod:`topicspider.redis.scripts`); while Redis is away a worker counts on its own.
     """
@@ -80,6 +84,10 @@ class HostPageCapMiddleware:
         if is_robots_txt(request):
             return
         host = urlparse_cached(request).hostname or ""
+        if previous := request.meta.get(COUNTED_KEY):
+            if previous[1] == host:
+                return
+            self._uncount(request)  # a refresh to another host: that host counts it
         counted = self._count(host)
         if counted is None:
             if host not in self.full_hosts:
@@ -92,7 +100,7 @@ class HostPageCapMiddleware:
                 )
             self.crawler.stats.inc_value("topic/host_full_dropped")
             raise HostFull(f"{host} has had its {self.cap} pages")
-        request.meta[COUNTED_KEY] = counted
+        request.meta[COUNTED_KEY] = (counted, host)
 
     def _count(self, host: str) -> str | None:
         """Count a download from ``host``: where it was counted, or None if the host is full."""
@@ -119,11 +127,10 @@ class HostPageCapMiddleware:
         self._uncount(request)
 
     def _uncount(self, request: Request) -> None:
-        counted = request.meta.pop(COUNTED_KEY, None)
-        host = urlparse_cached(request).hostname or ""
+        counted, host = request.meta.pop(COUNTED_KEY, (None, ""))
         if counted == "local":
             self.downloads[host] -= 1
         elif counted == "shared":
             # If Redis is away, the count stays one too high: a page less from the host.
             with suppress(*UNAVAILABLE):
-                self.server.hincrby(self.key, host, -1)
+                self.server.hincrby(self.keys[0], host, -1)
