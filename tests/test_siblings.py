@@ -114,6 +114,35 @@ def test_a_crawl_with_a_jobdir_puts_the_demoted_links_back_too(list_site, tmp_pa
     assert set(result.stored) >= ARTICLE_PATHS
 
 
+def test_a_crawl_paused_without_the_demotion_resumes_with_it(list_site, tmp_path):
+    """The resumed run's ``TOPIC_BARREN_SIBLINGS`` holds. Before, the paused run's 0 came
+    back with what it had learned, and the resumed crawl divided by it: every request
+    failed with ``ZeroDivisionError`` and the crawl ended, fetching nothing, with status 0."""
+    job = f"JOBDIR={tmp_path / 'job'}"
+    crawl(
+        f"{list_site}/index.html",
+        tmp_path,
+        *SETTINGS,
+        job,
+        "TOPIC_BARREN_SIBLINGS=0",
+        "CLOSESPIDER_PAGECOUNT=3",
+    )
+    result = crawl(f"{list_site}/index.html", tmp_path, *SETTINGS, job)
+    assert "ZeroDivisionError" not in result.log
+    assert "'topic/demoted'" in result.log
+    assert len(set(result.fetched)) == len(result.fetched) == 3 + RECIPES + ARTICLES
+    assert set(result.stored) >= ARTICLE_PATHS
+
+
+def test_a_resumed_crawl_demotes_at_the_count_given_now():
+    saved = SiblingYields(barren=20)
+    for _ in range(10):
+        saved.record("http://a.cn/list.html", relevant=False)
+    resumed = SiblingYields(barren=5)
+    resumed.resume(saved)
+    assert resumed.factor("http://a.cn/list.html") == 0.25
+
+
 def test_a_worker_of_a_crawl_in_redis_turns_from_the_list_too(list_site, redis_server, tmp_path):
     """The demoted request goes back to the shared frontier; the one it replaces is done."""
     result = crawl(

@@ -65,3 +65,18 @@ def test_add_if_new_keeps_one_of_near_duplicates():
     assert index.add_if_new(page ^ 0b1111)
     assert index.fingerprints == [page, page ^ 0b1111]
     assert index.blocks(page) == [0xB6D8, 0x7E04, 0x5C21, 0x9F3A]
+
+
+def test_a_resumed_index_finds_the_paused_crawls_pages_within_the_distance_given_now():
+    saved = SimHashIndex(distance=0)
+    fingerprint = simhash(tokenize("国家队主场迎战对手 世界杯预选赛 关键比赛"))
+    saved.add(fingerprint)
+    alike = fingerprint ^ 0b101  # two bits apart
+    assert saved.near(alike) is None
+    resumed = SimHashIndex(distance=3)
+    resumed.resume(saved)
+    assert resumed.near(alike) == fingerprint
+    same = SimHashIndex(distance=0)
+    same.resume(saved)
+    assert same.near(fingerprint) == fingerprint
+    assert same.near(alike) is None

@@ -249,6 +249,34 @@ def test_what_the_crawl_learned_resumes_with_jobdir(site, site_url, tmp_path):
     assert sum(learned["host_pages"].values()) == fetched
 
 
+def test_a_part_off_in_the_paused_crawl_is_on_in_the_resumed_one_given_it():
+    """Near-duplicates, the importance term and the stay-on-site rule, off when the crawl
+    was paused: the state holds None for them. Before, the resumed crawl took that None
+    over its own (the part stayed off), or failed to start (``allowed_domains``)."""
+    off = {
+        **PROJECT,
+        "TOPIC_DUPLICATE_DISTANCE": -1,
+        "TOPIC_STAY_ON_SITE": False,
+        "TOPIC_IMPORTANCE_WEIGHT": 0.0,
+    }
+    paused = TopicSpider.from_crawler(
+        get_crawler(TopicSpider, off), seeds="http://127.0.0.1/", keywords="足球:1"
+    )
+    paused.state = {}
+    paused.restore_state()
+    assert paused.state["duplicates"] is paused.state["importance"] is None
+    on = {**PROJECT, "TOPIC_IMPORTANCE_WEIGHT": 0.1}
+    resumed = TopicSpider.from_crawler(
+        get_crawler(TopicSpider, on), seeds="http://127.0.0.1/", keywords="足球:1"
+    )
+    resumed.state = paused.state
+    resumed.restore_state()
+    assert resumed.duplicates is not None
+    assert resumed.importance is not None
+    assert resumed.allowed_domains == ["127.0.0.1"]
+    assert resumed.state["duplicates"] is resumed.duplicates
+
+
 def test_ctrl_c_pauses_and_the_same_command_resumes(site, site_url, tmp_path, serial_crawl):
     full = serial_crawl
 

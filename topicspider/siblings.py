@@ -51,6 +51,10 @@ class SiblingYields:
             make_room(self._fetched, PARENTS)
         self._fetched[parent] = _YIELDED if relevant else self._fetched.get(parent, 0) + 1
 
+    def resume(self, saved: SiblingYields) -> None:
+        """Take what a paused crawl learned, keeping this run's ``barren``."""
+        self._fetched = saved._fetched
+
     def factor(self, parent: str | None) -> float:
         """1 for a page's links until ``barren`` of them came back off topic; then 1/2,
         1/4 from twice as many, and so on."""

@@ -63,6 +63,14 @@ class SimHashIndex:
         for fingerprint in fingerprints:
             self.add(fingerprint)
 
+    def resume(self, saved: SimHashIndex) -> None:
+        """Take a paused crawl's fingerprints, searched within this index's ``distance``."""
+        if saved.distance == self.distance:
+            self._tables, self.fingerprints = saved._tables, saved.fingerprints
+        else:
+            for fingerprint in saved.fingerprints:
+                self.add(fingerprint)
+
     def blocks(self, fingerprint: int) -> list[int]:
         """The fingerprint's k + 1 blocks, in the order of the index's tables."""
         return [fingerprint >> shift & mask for shift, mask in self._blocks]

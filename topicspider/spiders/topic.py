@@ -355,9 +355,10 @@ class TopicSpider(Spider):
         what the crawl learned (URL templates, page fingerprints and the stored pages'
         addresses, link-score mix, the hosts its seeds redirected to, the canonical
         addresses of pages fetched at another and the query parameters those drop, the
-        pages whose links came back off topic) resumes. The threshold and the link score
-        take their settings from this run (a resumed crawl may be given others) and what
-        they learned from the last.
+        pages whose links came back off topic) resumes. The threshold, the link score, the
+        sibling demotion and the near-duplicate index take their settings from this run (a
+        resumed crawl may be given others) and what they learned from the last; a part one
+        of the runs had off is as this run has it.
 
         Run when the engine starts, before the first request: Scrapy's ``SpiderState``
         extension sets ``spider.state`` in its ``spider_opened`` handler, which runs after
@@ -377,9 +378,10 @@ class TopicSpider(Spider):
                 "threshold",
             ]
         for name in names:
-            if name not in state or getattr(self, name, None) is None:
+            if state.get(name) is None or getattr(self, name, None) is None:
+                # New, or off in one of the two runs: as this run has it.
                 state[name] = getattr(self, name, None)
-            elif name in ("strategy", "threshold"):
+            elif name in ("strategy", "threshold", "siblings", "duplicates"):
                 getattr(self, name).resume(state[name])
                 state[name] = getattr(self, name)
             elif name == "allowed_domains":
