@@ -69,6 +69,13 @@ def test_a_list_of_the_topic_lists_its_entries_not_the_menu_nor_the_footer():
     assert "http://a.cn/league/standings.html" in pickle.loads(pickle.dumps(lists))
 
 
+def test_a_page_a_list_names_with_its_host_in_capitals_is_listed():
+    html = league_contents().replace('href="/league/', 'href="http://A.CN/league/')
+    lists = TopicalLists()
+    lists.add(analyzed("http://a.cn/league/index.html", html))
+    assert Request("http://A.CN/league/standings.html").url in lists
+
+
 def test_a_list_does_not_list_the_next_page_in_the_reading_order():
     """On a site kept in one folder (a manual), the next chapter is a neighbour of every
     entry, but the list's ``rel="next"`` link is no entry of it."""

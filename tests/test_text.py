@@ -693,6 +693,15 @@ def test_a_default_port_is_left_out_of_an_address():
     assert link_url("https://127.0.0.1:80/x", base) == "https://127.0.0.1:80/x"
 
 
+def test_an_address_has_its_host_in_lower_case_as_scrapy_requests_do():
+    """Written ``http://A.CN/x``, a link was known apart from the request Scrapy makes of it
+    (``http://a.cn/x``): a page a list named so was never found listed."""
+    base = "http://a.cn/"
+    assert link_url("http://A.CN/League/1.html", base) == "http://a.cn/League/1.html"
+    assert link_url("HTTP://Ann:Pw@WWW.A.cn:80/X?Q=A", base) == "http://Ann:Pw@www.a.cn/X?Q=A"
+    assert link_url("/Rel/Path", "http://a.cn/") == "http://a.cn/Rel/Path"
+
+
 def test_links_right_in_the_body_do_not_take_the_page_s_text_with_them():
     """Old list pages write their links one a line right in the body: they are navigation,
     but the body is no menu to leave out of the text."""

@@ -189,6 +189,7 @@ _SAFE_URL = re.compile(r"[A-Za-z0-9\-._~:/?\[\]@!$&'()*+,;=]*")
 #: An address up to its query or fragment, where browsers read a backslash as a slash.
 _BEFORE_QUERY = re.compile(r"[^?#]*")
 _DEFAULT_PORT = re.compile(r"http://[^/?#]*?(:80)(?=[/?#]|$)|https://[^/?#]*?(:443)(?=[/?#]|$)")
+_HOST = re.compile(r"https?://(?:[^/?#@]*@)?([^/?#]*)")
 #: The error handler that writes a character of a query that the page's encoding lacks as
 #: browsers do: a numeric character reference, percent-encoded (``%26%2321271%3B``).
 _URL_REFERENCES = "topicspider_url_references"
@@ -413,8 +414,9 @@ codecs.register_error(_URL_REFERENCES, _percent_references)
 def link_url(href: str, base_url: str, encoding: str = "utf-8") -> str | None:
     """The absolute URL an ``href`` points to, without its fragment, default port, session
     id and tracking parameters (:func:`~topicspider.urlpatterns.without_session`), read and
-    percent-encoded as browsers do (backslashes before the query are slashes; path in
-    UTF-8, query in the page's encoding); None for a bogus one."""
+    percent-encoded as browsers do (backslashes before the query are slashes; the host in
+    lower case, as Scrapy's requests have it; path in UTF-8, query in the page's encoding);
+    None for a bogus one."""
     href = strip_html5_whitespace(href)
     if "\\" in href:
         path = _BEFORE_QUERY.match(href).group()
@@ -423,6 +425,8 @@ def link_url(href: str, base_url: str, encoding: str = "utf-8") -> str | None:
         url = urljoin(base_url, href).split("#", 1)[0]
         if not _SAFE_URL.fullmatch(url):
             url = _percent_encoded(url, encoding)
+        if (host := _HOST.match(url)) and host[1] != host[1].lower():
+            url = url[: host.start(1)] + host[1].lower() + url[host.end(1) :]
         if port := _DEFAULT_PORT.match(url):
             start, end = port.span(port.lastindex)
             url = url[:start] + url[end:]
