@@ -64,6 +64,51 @@ def test_a_temporary_file_left_by_a_killed_writer_is_written_over(tmp_path):
     assert sorted(p.name for p in (tmp_path / "example.cn").iterdir()) == ["a.html"]
 
 
+# The page file fits under the size limit the writer is given; one more index line does not.
+INDEX_TOO_LARGE = """
+import resource, signal, sys
+from topicspider.pagestore import PageStore
+folder, limit, url = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY))
+try:
+    PageStore(folder).write(url, b"<p>new</p>", {"url": url, "charset": "utf-8"})
+except OSError as error:
+    print(error)
+"""
+
+
+def test_a_page_whose_index_line_cannot_be_written_leaves_the_folder_as_it_was(tmp_path):
+    """Before, a page written again had replaced its earlier bytes, which the index's last
+    line still described (their charset), and a new page stayed on disk, listed nowhere."""
+    store = PageStore(tmp_path)
+    stored = "https://example.cn/a.html"
+    store.write(stored, "<p>足球</p>".encode("gbk"), {**RECORD, "charset": "gb18030"})
+    for n in range(5):  # an index larger than a page
+        store.write(f"https://example.cn/{n}.html", b"x", RECORD)
+    store.close()
+    index = tmp_path / "index.jsonl"
+    before = index.read_bytes()
+    for url in (stored, "https://example.cn/new.html"):
+        writer = subprocess.run(
+            [sys.executable, "-c", INDEX_TOO_LARGE, str(tmp_path), str(len(before)), url],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert "File too large" in writer.stdout, writer.stderr
+    assert index.read_bytes() == before
+    assert (tmp_path / "example.cn" / "a.html").read_bytes() == "<p>足球</p>".encode("gbk")
+    assert sorted(path.name for path in (tmp_path / "example.cn").iterdir()) == [
+        "0.html",
+        "1.html",
+        "2.html",
+        "3.html",
+        "4.html",
+        "a.html",
+    ]
+
+
 def test_tidy_index_lists_each_url_once_where_it_was_first(tmp_path):
     index = tmp_path / "index.jsonl"
     lines = [

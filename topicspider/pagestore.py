@@ -50,26 +50,42 @@ class PageStore:
         if self._failed is not None:
             raise OSError(errno.ECANCELED, f"Not stored after an earlier failure: {self._failed}")
         path = url_to_path(url)
+        target = os.path.join(self.pages_dir, *path.split("/"))
         try:
-            self._write_page(path, body)
-            self._append(_index_line(record, path))
+            earlier = self._write_page(target, body)
+            try:
+                self._append(_index_line(record, path))
+            except OSError:
+                # The folder as it was: the page's earlier bytes, which its last line
+                # describes, or no file for a page the index does not list.
+                with suppress(OSError):
+                    if earlier:
+                        os.replace(earlier, target)
+                    else:
+                        os.unlink(target)
+                raise
         except OSError as exc:
             self._failed = exc
             raise
+        if earlier:
+            with suppress(OSError):
+                os.unlink(earlier)
         return path
 
     def close(self) -> None:
         self._index.close()
 
-    def _write_page(self, path: str, body: bytes) -> None:
+    def _write_page(self, target: str, body: bytes) -> str | None:
         """Open, write, close, rename: creating a file is most of a stored page's cost, so
         its folder is made only when opening in it fails, and the temporary name needs
-        no random bytes."""
-        target = os.path.join(self.pages_dir, *path.split("/"))
+        no random bytes. A page written again keeps its earlier bytes under a second name
+        (a hard link, made before the rename) until its index line is written: the name,
+        or None."""
         folder = os.path.dirname(target)
         # "~tmp-" starts no page or folder name (see url_to_path), so it clobbers none;
         # the process id keeps two writers of one folder apart.
         temp = os.path.join(folder, f"~tmp-{self._pid}-{next(self._temps)}.part")
+        earlier: str | None = None
         try:
             fd = os.open(temp, _CREATE, 0o666)
         except FileNotFoundError:
@@ -82,11 +98,16 @@ class PageStore:
                     rest = rest[os.write(fd, rest) :]
             finally:
                 os.close(fd)
+            with suppress(OSError):  # a new page (or a file system without hard links)
+                os.link(target, f"{temp}.earlier")
+                earlier = f"{temp}.earlier"
             os.replace(temp, target)
         except BaseException:
-            with suppress(OSError):
-                os.unlink(temp)
+            for name in filter(None, (temp, earlier)):
+                with suppress(OSError):
+                    os.unlink(name)
             raise
+        return earlier
 
     def _append(self, data: bytes) -> None:
         end = self._index.seek(0, os.SEEK_END)
