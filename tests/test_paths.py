@@ -94,6 +94,10 @@ def test_query_is_a_hash_in_the_name():
         ("https://example.com/a.html", " https://example.com/a.html"),
         ("https://example.com/a\t.html", "https://example.com/a.html"),
         ("https://example.com/x.html", "https://example.com/x.html/"),
+        # Scrapy fetches these apart: each was stored over the other.
+        ("https://example.com/cars;color=red", "https://example.com/cars%3Bcolor=red"),
+        ("https://example.com/x;y/z.html", "https://example.com/x%3by/z.html"),
+        ("https://example.com/sale/100%", "https://example.com/sale/100%25"),
     ],
 )
 def test_different_urls_different_paths(first, second):

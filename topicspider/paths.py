@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import unicodedata
 from urllib.parse import unquote_to_bytes, urlsplit
 
@@ -22,6 +23,9 @@ _INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 _WINDOWS_DEVICES = frozenset(
     {"CON", "PRN", "AUX", "NUL", *(f"{name}{i}" for name in ("COM", "LPT") for i in range(1, 10))}
 )
+# Escapes Scrapy fetches apart from what they decode to (``/a%3Bb`` and ``/a;b``), and a
+# ``%`` that escapes nothing (``/100%`` and ``/100%25``).
+_AMBIGUOUS_ESCAPE = re.compile(r"%3[Bb]|%(?![0-9A-Fa-f]{2})")
 # urlsplit() drops these from the start of a URL (and tabs and newlines from anywhere).
 _C0_OR_SPACE = "".join(map(chr, range(0x21)))
 
@@ -62,8 +66,9 @@ def url_to_path(url: str) -> str:
     * ``~`` followed by 12 hex digits of a hash of the whole URL goes before the
       extension when the URL has a query, when the name was shortened, or when
       the URL is one that the mapping would otherwise confuse with another
-      (user info, a missing host, characters that ``urlsplit`` drops), so
-      different queries never collide.
+      (user info, a missing host, characters that ``urlsplit`` drops, a path
+      with ``%3B`` or a ``%`` that escapes nothing, which Scrapy fetches apart
+      from ``;`` and ``%25``), so different queries never collide.
     * A name longer than :data:`MAX_NAME_BYTES` is cut, at a character, and
       gets a hash. A path longer than :data:`MAX_PATH_CHARS` keeps its first
       folders and becomes ``~<hash>.html``. An unparsable URL is ``~/~<hash>.html``.
@@ -84,6 +89,7 @@ def url_to_path(url: str) -> str:
         or any(char in url for char in "\t\r\n")
         or "@" in parts.netloc
         or not parts.hostname
+        or _AMBIGUOUS_ESCAPE.search(parts.path) is not None
     )
     site = _site_name(parts.scheme, parts.hostname or "", port)
     *segments, last = parts.path.removeprefix("/").split("/")
