@@ -76,11 +76,11 @@ def test_a_crawl_id_defaults_to_the_spider_name():
     assert key_prefix(settings, "topic") == "topicspider:news_2024.v-2"
 
 
-def refusal(url: str) -> str:
-    """Why a worker with this ``REDIS_URL`` does not start."""
+def refusal(url: str, **others: str) -> str:
+    """Why a worker with this ``REDIS_URL`` (and other settings) does not start."""
     settings = Settings()
     settings.setmodule(project_settings)
-    settings.set("REDIS_URL", url)
+    settings.setdict({"REDIS_URL": url, **others})
     with pytest.raises(ConfigError) as refused:
         check_settings(settings, "topic", load_keywords("sports"))
     return str(refused.value)
@@ -128,6 +128,15 @@ def test_a_url_redis_cannot_serve_stops_the_worker_before_its_crawl(redis_server
         )
     finally:
         admin.execute_command("ACL", "DELUSER", "noscripts")
+
+
+def test_a_url_or_parameters_that_do_not_parse_are_said_in_one_line():
+    """Before, a host cut short gave a traceback, and bad ``REDIS_PARAMS`` were told as
+    ``REDIS_URL``'s fault."""
+    assert refusal("redis://[::1/0") == "REDIS_URL='redis://[::1/0': Invalid IPv6 URL"
+    assert refusal("redis://127.0.0.1:1/0", REDIS_PARAMS="nope") == (
+        "REDIS_PARAMS='nope': expected a JSON object"
+    )
 
 
 def wait_for(condition, what: str, timeout: float = 20) -> None:

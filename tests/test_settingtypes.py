@@ -25,6 +25,7 @@ def test_scrapy_settings_pass_as_scrapy_reads_them():
     as_given = {
         "DOWNLOAD_DELAY": "0.5",
         "DOWNLOAD_TIMEOUT": "7.5",
+        "DNS_TIMEOUT": "2.5",
         "TELNETCONSOLE_ENABLED": "False",
     }
     check_types(Settings({**PROJECT, **as_given, "CLOSESPIDER_PAGECOUNT": "50"}))
@@ -45,7 +46,11 @@ def test_scrapy_settings_pass_as_scrapy_reads_them():
         ("TOPIC_THRESHOLD_TOP", "ten", "TOPIC_THRESHOLD_TOP='ten': expected a whole number"),
         ("MYSQL_BATCH_SIZE", "", "MYSQL_BATCH_SIZE='': expected a whole number"),
         ("REDIS_LEASE", "60s", "REDIS_LEASE='60s': expected a finite number"),
-        ("CLOSESPIDER_PAGECOUNT", "abc", "CLOSESPIDER_PAGECOUNT='abc': expected a number"),
+        ("CLOSESPIDER_PAGECOUNT", "abc", "CLOSESPIDER_PAGECOUNT='abc': expected a whole number"),
+        # Scrapy reads these with getint: before, a traceback as the crawl opened
+        ("CLOSESPIDER_PAGECOUNT", "2.5", "CLOSESPIDER_PAGECOUNT='2.5': expected a whole number"),
+        ("URLLENGTH_LIMIT", "2.5", "URLLENGTH_LIMIT='2.5': expected a whole number"),
+        ("DOWNLOAD_MAXSIZE", "16e6", "DOWNLOAD_MAXSIZE='16e6': expected a whole number"),
         ("DOWNLOAD_TIMEOUT", "30s", "DOWNLOAD_TIMEOUT='30s': expected a number"),
         ("ROBOTSTXT_OBEY", "maybe", "ROBOTSTXT_OBEY='maybe': expected True or False"),
     ],
@@ -69,16 +74,49 @@ def test_a_value_that_is_not_its_defaults_type_is_named(name, value, message):
         ("TOPIC_BLOOM_CAPACITY", "-5", "TOPIC_BLOOM_CAPACITY='-5': expected a whole "),
         ("TOPIC_DUPLICATE_DISTANCE", "99", "TOPIC_DUPLICATE_DISTANCE='99': expected a whole "),
         ("TOPIC_DUPLICATE_DISTANCE", "-2", "TOPIC_DUPLICATE_DISTANCE='-2': expected a whole "),
+        # before, OverflowError as the crawl opened
+        ("TOPIC_THRESHOLD_TOP", str(10**20), "TOPIC_THRESHOLD_TOP='1000000000000000"),
+        ("TOPIC_BLOOM_CAPACITY", str(10**20), "TOPIC_BLOOM_CAPACITY='1000000000000000"),
+        ("TOPIC_PARTITIONS", str(10**20), "TOPIC_PARTITIONS='1000000000000000"),
     ],
 )
 def test_a_whole_number_out_of_its_range_is_named(name, value, message):
     with pytest.raises(ConfigError) as error:
         check_types(Settings({**PROJECT, name: value}))
     assert str(error.value).startswith(message)
-    assert str(error.value).endswith(("number >= 0", "number >= 1", "number from -1 to 15"))
+    assert str(error.value).endswith(
+        (
+            "number >= 0",
+            "number >= 1",
+            "number from -1 to 15",
+            "number from 1 to 1000000",
+            "number from 1 to 10000000000",
+            "number from 1 to 10000",
+        )
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "expected"),
+    [
+        ("TOPIC_NOISE_DISCOUNT", "2.5", "from 0 to 1"),  # before, a traceback
+        ("TOPIC_NOISE_DISCOUNT", "-1", "from 0 to 1"),
+        ("TOPIC_HUB_LINK_RATIO", "-1", "from 0 to 1"),  # before, no page was stored
+        ("TOPIC_NOISE_LINK_RATIO", "1.5", "from 0 to 1"),
+        ("TOPIC_BLOOM_ERROR_RATE", "0", "between 0 and 1"),  # before, a traceback
+        ("TOPIC_BLOOM_ERROR_RATE", "1.5", "between 0 and 1"),
+    ],
+)
+def test_a_share_out_of_its_range_is_named(name, value, expected):
+    with pytest.raises(ConfigError) as error:
+        check_types(Settings({**PROJECT, name: value}))
+    assert str(error.value) == f"{name}={value!r}: expected a number {expected}"
 
 
 def test_the_ends_of_the_ranges_pass():
     ends = {"TOPIC_DUPLICATE_DISTANCE": "-1", "TOPIC_ANALYSIS_PROCESSES": "0"}
     check_types(Settings({**PROJECT, **ends, "TOPIC_QUEUE_MEMORY_LIMIT": "1"}))
     check_types(Settings({**PROJECT, "TOPIC_DUPLICATE_DISTANCE": "15"}))
+    shares = {"TOPIC_HUB_LINK_RATIO": "1", "TOPIC_NOISE_LINK_RATIO": "0"}
+    check_types(Settings({**PROJECT, **shares, "TOPIC_NOISE_DISCOUNT": "1"}))
+    check_types(Settings({**PROJECT, "TOPIC_THRESHOLD_TOP": str(10**6)}))

@@ -375,7 +375,7 @@ def test_ctrl_c_pauses_and_the_same_command_resumes(site, site_url, tmp_path, se
                 "-s",
                 "CLOSESPIDER_PAGECOUNT=abc",
             ],
-            "CLOSESPIDER_PAGECOUNT='abc': expected a number",
+            "CLOSESPIDER_PAGECOUNT='abc': expected a whole number",
         ),
         (  # before: a traceback for every page, and nothing crawled
             [

@@ -1,7 +1,7 @@
 """Each setting whose default is a number or a truth value must read as one: a value given
 as text (``-s NAME=value``, a scrapyd job's ``setting=NAME=value``) that does not stops the
 crawl before it starts, in one line that names the setting, instead of a traceback from
-wherever it is first read. So does a whole number of the project's out of its range."""
+wherever it is first read. So does a number of the project's out of its range."""
 
 from __future__ import annotations
 
@@ -50,13 +50,31 @@ _LEAST = {
     "TOPIC_SLOTS": 1,
     "TOPIC_PARTITIONS": 1,
 }
-_MOST = {"TOPIC_DUPLICATE_DISTANCE": MAX_DISTANCE}
+_MOST = {
+    "TOPIC_DUPLICATE_DISTANCE": MAX_DISTANCE,
+    # Sizes of what the crawl allocates as it opens; past these, a traceback of no memory.
+    "TOPIC_THRESHOLD_TOP": 10**6,
+    "TOPIC_BLOOM_CAPACITY": 10**10,
+    "TOPIC_PARTITIONS": 10**4,
+}
+#: The shares among the project's numbers, from 0 to 1; those marked True neither 0 nor 1.
+#: Out of range, one gave a traceback (``TOPIC_NOISE_DISCOUNT=2.5``) or did something else
+#: without a word (``TOPIC_HUB_LINK_RATIO=-1`` stored no page).
+_SHARES = {
+    "TOPIC_NOISE_LINK_RATIO": False,
+    "TOPIC_HUB_LINK_RATIO": False,
+    "TOPIC_NOISE_DISCOUNT": False,
+    "TOPIC_BLOOM_ERROR_RATE": True,
+}
 
-#: Scrapy reads some settings whose default is a whole number as a number
-#: (``DOWNLOAD_DELAY``, ``DOWNLOAD_TIMEOUT``) or a truth value (``TELNETCONSOLE_ENABLED``).
+#: Scrapy reads a setting whose default is a whole number as one (``2.5`` pages, ``16e6``
+#: bytes: a traceback as the crawl opened) or a truth value (``TELNETCONSOLE_ENABLED``), but
+#: these three as any number.
+_SCRAPY_NUMBERS = frozenset({"DNS_TIMEOUT", "DOWNLOAD_DELAY", "DOWNLOAD_TIMEOUT"})
 _SCRAPY_READERS = (
     (bool, (BaseSettings.getbool,), "True or False (or 1, 0)"),
-    (int | float, (BaseSettings.getfloat, BaseSettings.getbool), "a number"),
+    (int, (BaseSettings.getint, BaseSettings.getbool), "a whole number"),
+    (float, (BaseSettings.getfloat, BaseSettings.getbool), "a number"),
 )
 
 
@@ -65,13 +83,24 @@ def check_types(settings: BaseSettings) -> None:
     default's type: the project's own settings exactly, Scrapy's as Scrapy reads them; then
     on a whole number of ``TOPIC_*`` or ``REDIS_*`` out of its range."""
     own = {name: value for name, value in vars(defaults).items() if name.startswith(_OWN)}
-    scrapy = {name: value for name, value in vars(scrapy_defaults).items() if name.isupper()}
+    scrapy = {
+        name: float(value) if name in _SCRAPY_NUMBERS else value
+        for name, value in vars(scrapy_defaults).items()
+        if name.isupper()
+    }
     for readers, names in ((_OWN_READERS, own), (_SCRAPY_READERS, scrapy)):
         for name, default in names.items():
             _check(settings, name, default, readers)
     for name, default in own.items():
         if name.startswith(_RANGED) and type(default) is int and settings.get(name) is not None:
             _check_range(settings, name)
+    for name, open_ends in _SHARES.items():
+        if settings.get(name) is None:
+            continue
+        share = settings.getfloat(name)
+        if not (0 < share < 1 if open_ends else 0 <= share <= 1):
+            expected = "between 0 and 1" if open_ends else "from 0 to 1"
+            raise ConfigError(f"{name}={settings.get(name)!r}: expected a number {expected}")
 
 
 def _check(settings: BaseSettings, name: str, default: object, readers: tuple) -> None:

@@ -213,17 +213,24 @@ def check_settings(
     parse_worker_partitions(settings.getlist("TOPIC_WORKER_PARTITIONS"), partitions)
     seen = seen_set(settings)
     url = settings.get("REDIS_URL")
-    if not names_a_database(url):
-        raise ConfigError(
-            f"REDIS_URL={masked_url(url)!r}: the path is a database number, as in"
-            " redis://host:6379/0"
-        )
     try:
+        settings.getdict("REDIS_PARAMS")
+    except ValueError:
+        raise ConfigError(
+            f"REDIS_PARAMS={settings.get('REDIS_PARAMS')!r}: expected a JSON object"
+        ) from None
+    try:
+        named = names_a_database(url)
         server = get_client(settings)
     except ValueError as error:
         # urllib's errors may quote part of the URL, password included.
         reason = "expected redis://[[user]:password@]host[:port][/db]" if "@" in url else error
         raise ConfigError(f"REDIS_URL={masked_url(url)!r}: {reason}") from None
+    if not named:
+        raise ConfigError(
+            f"REDIS_URL={masked_url(url)!r}: the path is a database number, as in"
+            " redis://host:6379/0"
+        )
     record = CrawlRecord(server, key_prefix(settings, spider_name), crawl_id(settings, spider_name))
     try:
         stored = record.stored()
