@@ -1,6 +1,7 @@
 import random
 import subprocess
 import sys
+import threading
 from types import SimpleNamespace
 
 import pytest
@@ -136,6 +137,24 @@ def test_a_retry_queued_on_disk_outlives_the_request_it_replaces(crawler, tmp_pa
     second.close()
 
 
+@pytest.mark.parametrize("kind", ["memory", "disk"])
+def test_a_page_found_again_through_a_link_of_another_slot_moves_there(kind, crawler, tmp_path):
+    """Found again, a page takes the better score and the slot its new request is in.
+    Before, a frontier on disk kept the row in its old slot but counted it in the new one:
+    a page was handed out twice, another never, and the crawl did not end."""
+    made = MemoryQueue() if kind == "memory" else DiskQueue(tmp_path / "q", crawler)
+    made.push(request("page", 0.2), "h#1", "page")
+    made.push(request("other", 0.5), "h#2", "other")
+    assert made.improve(request("page", 0.9), "h#2", "page")
+    assert len(made) == 2
+    assert made.peek("h#1") is None
+    assert made.pop("h#1") is None
+    assert [made.pop("h#2").url.rsplit("/", 1)[1] for _ in range(2)] == ["page", "other"]
+    assert made.pop("h#2") is None
+    assert len(made) == 0
+    made.close()
+
+
 def test_a_score_that_is_not_a_number_goes_last(queue):
     queue.push(request("nan", float("nan")))
     queue.push(request("low", -5.0))
@@ -147,9 +166,34 @@ def test_a_score_of_another_type_goes_last_instead_of_failing(queue):
     last, rather than raising in the scheduler and being lost."""
     queue.push(Request("http://127.0.0.1/none", meta={"topic_score": None}))
     queue.push(Request("http://127.0.0.1/word", meta={"topic_score": "high"}))
+    queue.push(Request("http://127.0.0.1/huge", meta={"topic_score": 10**400}))  # no float
     queue.push(request("low", -5.0))
     queue.push(request("infinite-low", float("-inf")))
-    assert drain(queue) == ["low", "none", "word", "infinite-low"]
+    assert drain(queue) == ["low", "none", "word", "huge", "infinite-low"]
+
+
+def test_a_link_to_the_page_in_flight_is_no_rediscovery(queue):
+    """The scheduler then drops it as seen, with the frontier in memory or on disk alike;
+    before, on disk it counted as rediscovered and as going ahead of the slot's best."""
+    queue.push(request("page", 0.5))
+    queue.push(request("other", 0.4))
+    assert queue.pop().url.endswith("/page")
+    assert not queue.rescore(request("page", 0.9))
+    assert drain(queue) == ["other"]
+
+
+def test_a_request_that_does_not_pickle_is_refused_by_the_frontier_on_disk(crawler, tmp_path):
+    """With ``ValueError``, as Scrapy's disk queues refuse it: the scheduler keeps it in
+    memory. Before, pickle's own error got past the scheduler and the request was lost."""
+    disk = DiskQueue(tmp_path / "q", crawler)
+    locked = Request("http://127.0.0.1/locked", meta={"lock": threading.Lock()})
+    with pytest.raises(ValueError, match="cannot be pickled"):
+        disk.push(locked, "127.0.0.1", "locked")
+    assert len(disk) == 0
+    disk.push(request("page", 0.2), "127.0.0.1", "page")
+    assert disk.improve(locked.replace(url="http://127.0.0.1/page"), "127.0.0.1", "page")
+    assert disk.pop("127.0.0.1").meta["topic_score"] == 0.2  # kept as first queued
+    disk.close()
 
 
 def slot_queue(

@@ -35,6 +35,19 @@ def test_aphash_policy_spreads_one_host_over_n_slots_stably():
     assert slots.get_processed_request(chosen, None).meta["download_slot"] == "mine"
 
 
+def test_a_page_written_two_ways_has_one_slot():
+    """One fingerprint, one slot: a page linked with its query in another order or with a
+    session id is queued once, in the slot it has."""
+    slots = middleware(TOPIC_SLOT_POLICY="aphash", TOPIC_SLOTS=64)
+    for n in range(50):
+        ways = [
+            f"http://big.test/p?a={n}&b=2",
+            f"http://big.test/p?b=2&a={n}",
+            f"http://big.test/p;jsessionid=0AF3B2C4D5E6F7{n:02d}?a={n}&b=2",
+        ]
+        assert len({slots.slot_of(Request(url)) for url in ways}) == 1, ways
+
+
 def test_host_policy_leaves_scrapy_alone():
     with pytest.raises(NotConfigured):
         middleware(TOPIC_SLOT_POLICY="host")

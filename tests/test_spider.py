@@ -16,12 +16,13 @@ from urllib.parse import urlsplit
 from urllib.request import urlopen
 
 import pytest
-from scrapy import Request
+from scrapy import Request, Spider
 from scrapy.utils.test import get_crawler
 
 from demo.crawl import SCRAPY, topic_args
 from tests.httpserver import Handler, serving
 from tests.test_settingtypes import PROJECT
+from topicspider.scheduler import TopicScheduler
 from topicspider.spiders.topic import TopicSpider
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -275,6 +276,31 @@ def test_a_part_off_in_the_paused_crawl_is_on_in_the_resumed_one_given_it():
     assert resumed.importance is not None
     assert resumed.allowed_domains == ["127.0.0.1"]
     assert resumed.state["duplicates"] is resumed.duplicates
+
+
+@pytest.mark.parametrize("jobdir", [False, True])
+def test_a_request_kept_in_memory_waits_for_its_turn_with_a_jobdir_too(jobdir, tmp_path):
+    """With ``JOBDIR``, what would not pickle (a callback that is no spider method) stays in
+    memory; before, Scrapy served it ahead of every better request on disk."""
+
+    class Plain(Spider):
+        name = "plain"
+
+        def parse(self, response):
+            pass
+
+    crawler = get_crawler(Plain, {**PROJECT, "JOBDIR": str(tmp_path) if jobdir else None})
+    crawler.spider = Plain()
+    scheduler = TopicScheduler.from_crawler(crawler)
+    scheduler.open(crawler.spider)
+    for name, score, callback in [("best", 0.9, None), ("worst", -5.0, print), ("mid", 0.5, None)]:
+        scheduler.enqueue_request(
+            Request(f"http://127.0.0.1/{name}", meta={"topic_score": score}, callback=callback)
+        )
+    served = [request.url.rsplit("/", 1)[1] for request in iter(scheduler.next_request, None)]
+    scheduler.close("finished")
+    assert served == ["best", "mid", "worst"]
+    assert crawler.stats.get_value("scheduler/dequeued") == 3
 
 
 def test_ctrl_c_pauses_and_the_same_command_resumes(site, site_url, tmp_path, serial_crawl):

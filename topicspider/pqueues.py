@@ -86,7 +86,7 @@ def score_of(request: Request) -> float:
     A score that is not a number (NaN, None, a word) goes last: it has no place in any order."""
     try:
         score = float(request.meta.get(SCORE_KEY, request.priority))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return -math.inf
     return -math.inf if math.isnan(score) else score
 
@@ -481,23 +481,40 @@ class DiskQueue:
             known = self._row(fingerprint)
             if known is None:
                 return False
-            if not known[2]:
-                self._raise(known, request, slot)
+            if known[2]:  # in flight: seen, as a MemoryQueue has it
+                return False
+            self._raise(known, request, slot)
         return True
 
-    def _raise(self, known: tuple[int, float, int], request: Request, slot: str) -> None:
-        """Give the queued row ``known`` the request's score, if it is higher."""
-        if -score_of(request) < known[1]:
-            self._db.execute(
-                "UPDATE frontier SET neg_score = ?, request = ? WHERE seq = ?",
-                (-score_of(request), self._dumps(request), known[0]),
-            )
-            self._moved(slot, (-score_of(request), known[0]))
+    def _raise(self, known: tuple[int, float, int, str], request: Request, slot: str) -> None:
+        """Give the queued row ``known`` the request's score, if it is higher; in the
+        request's slot, should the page have been queued in another (a slot policy that
+        hashes the address as it was written)."""
+        seq, neg_score, _, queued_in = known
+        if -score_of(request) >= neg_score:
+            return
+        try:
+            data = self._dumps(request)
+        except ValueError:  # the page stays as first queued
+            return
+        self._db.execute(
+            "UPDATE frontier SET slot = ?, neg_score = ?, request = ? WHERE seq = ?",
+            (slot, -score_of(request), data, seq),
+        )
+        if queued_in != slot:
+            self._counts[queued_in] -= 1
+            if not self._counts[queued_in]:
+                del self._counts[queued_in]
+            self._counts[slot] = self._counts.get(slot, 0) + 1
+            self._tops.pop(queued_in, None)
+        self._moved(slot, (-score_of(request), seq))
 
-    def _row(self, fingerprint: str) -> tuple[int, float, int] | None:
-        """``(seq, neg_score, taken)`` of the request queued or in flight with this fingerprint."""
+    def _row(self, fingerprint: str) -> tuple[int, float, int, str] | None:
+        """``(seq, neg_score, taken, slot)`` of the request queued or in flight with this
+        fingerprint."""
         return self._db.execute(
-            "SELECT seq, neg_score, taken FROM frontier WHERE fingerprint = ?", (fingerprint,)
+            "SELECT seq, neg_score, taken, slot FROM frontier WHERE fingerprint = ?",
+            (fingerprint,),
         ).fetchone()
 
     def _requeue(self, seq: int, request: Request, slot: str) -> None:
@@ -514,7 +531,13 @@ class DiskQueue:
         self._moved(slot, (-score_of(request), seq))
 
     def _dumps(self, request: Request) -> bytes:
-        return pickle.dumps(request.to_dict(spider=self.crawler.spider), protocol=4)
+        """``ValueError`` for a request that does not pickle, as Scrapy's disk queues say
+        it: the scheduler keeps it in memory. Before, the error got past the scheduler and
+        the request was lost."""
+        try:
+            return pickle.dumps(request.to_dict(spider=self.crawler.spider), protocol=4)
+        except (pickle.PicklingError, AttributeError, TypeError) as error:
+            raise ValueError(f"cannot be pickled: {error}") from error
 
     def _moved(self, slot: str, order: Order) -> None:
         top = self._tops.get(slot)
@@ -722,24 +745,35 @@ class ScorePriorityQueue:
             self._note_lead(request, slot, head)
         return queued
 
+    def peek(self) -> Order | None:
+        """The order of the request ``pop`` would hand out now, if any."""
+        best = self._best()
+        return best[0] if best is not None else None
+
     def pop(self) -> Request | None:
+        best = self._best()
+        if best is None:
+            return None
+        _, slot, in_progress = best
+        if self.stats is not None and in_progress[slot] >= self._downloads(slot)[1]:
+            self.stats.inc_value("topic/chosen_early")
+        return self.queue.pop(slot)
+
+    def _best(self) -> tuple[Order, str, Counter[str]] | None:
+        """The best order among the slots with room, its slot, and the requests in
+        progress per slot."""
         settle = getattr(self.queue, "settle", None)
         if settle is not None:
             settle(self._requests_in_progress())
         in_progress = self._in_progress()
-        best: tuple[Order, str] | None = None
+        best: tuple[Order, str, Counter[str]] | None = None
         for slot in self.queue.slots():
             if not self._has_room(slot, in_progress):
                 continue
             order = self.queue.peek(slot)
             if order is not None and (best is None or order < best[0]):
-                best = (order, slot)
-        if best is None:
-            return None
-        slot = best[1]
-        if self.stats is not None and in_progress[slot] >= self._downloads(slot)[1]:
-            self.stats.inc_value("topic/chosen_early")
-        return self.queue.pop(slot)
+                best = (order, slot, in_progress)
+        return best
 
     def close(self) -> list[int]:
         """The queue keeps its own state: nothing for Scrapy's ``active.json``."""

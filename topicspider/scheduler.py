@@ -162,10 +162,26 @@ class TopicScheduler(Scheduler):
         if self._failed:
             return None
         try:
-            return super().next_request()
+            if self.dqs is None or not len(self.mqs):
+                return super().next_request()
+            return self._better_of_both()
         except FrontierError as error:
             self._stop(error)
             return None
+
+    def _better_of_both(self) -> Request | None:
+        """With ``JOBDIR``, the memory queue holds what would not pickle; Scrapy serves it
+        first, whatever its score. The better-scored of the two goes first here (the memory
+        queue's on a tie, as in Scrapy)."""
+        memory, disk = self.mqs.peek(), self.dqs.peek()
+        if disk is not None and (memory is None or disk[0] < memory[0]):
+            request, kind = self._dqpop(), "disk"
+        else:
+            request, kind = self.mqs.pop(), "memory"
+        if request is not None:
+            self.stats.inc_value(f"scheduler/dequeued/{kind}")
+            self.stats.inc_value("scheduler/dequeued")
+        return request
 
     def close(self, reason: str) -> Deferred[None] | None:
         """Close the queue and the dupefilter, and let go of ``JOBDIR``. Writes no

@@ -16,6 +16,9 @@ from scrapy import Request
 from scrapy.exceptions import NotConfigured
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from scrapy.utils.httpobj import urlparse_cached
+from w3lib.url import canonicalize_url
+
+from topicspider.urlpatterns import without_session
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -70,8 +73,12 @@ class SlotPolicyMiddleware(BaseSpiderMiddleware):
         return cls(crawler, slots)
 
     def slot_of(self, request: Request) -> str:
+        """The slot of the page, whichever way its address is written: a page found again
+        through a link with its query in another order (``?b=2&a=1``), one fingerprint,
+        stays in the slot it is queued in."""
         host = urlparse_cached(request).hostname or ""
-        return f"{host}#{aphash(request.url.encode()) % self.slots}"
+        page = canonicalize_url(without_session(request.url))
+        return f"{host}#{aphash(page.encode()) % self.slots}"
 
     def get_processed_request(self, request: Request, response: Response | None) -> Request:
         request.meta.setdefault(DOWNLOAD_SLOT, self.slot_of(request))
