@@ -38,6 +38,10 @@ def test_repeated_term_adds_weights(tmp_path):
         # Squared, these were infinite or 0, and every page scored 0.
         ("足球 1e200\n比赛 1\n", 1, "must be a number from 1e-100 to 1e100"),
         ("足球 1\n比赛 1e-320\n", 2, "must be a number from 1e-100 to 1e100"),
+        # As floats, infinite and 0: before, told as not positive.
+        ("足球 1e400\n", 1, "must be a number from 1e-100 to 1e100"),
+        ("足球 1e-400\n", 1, "must be a number from 1e-100 to 1e100"),
+        ("足球 -1e-400\n", 1, "must be a positive number"),
         ("!!! 2\n", 1, "matches nothing"),
         ("x.509 1\n", 1, "numbers, single letters"),
     ],

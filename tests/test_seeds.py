@@ -80,6 +80,17 @@ def test_a_seed_file_neither_utf8_nor_gbk_is_refused(tmp_path):
         load_seeds(str(path))
 
 
+def test_a_utf16_seed_file_without_a_byte_order_mark_is_said_so(tmp_path):
+    """Before: ``line 2: '\\x00' is not an http(s) URL``."""
+    path = tmp_path / "seeds.txt"
+    path.write_bytes("http://127.0.0.1/\nhttp://127.0.0.1/a.html\n".encode("utf-16-le"))
+    with pytest.raises(SeedError) as error:
+        load_seeds(str(path))
+    assert str(error.value) == (
+        f"{path}: seed file is neither UTF-8 nor GBK (it has NUL bytes: UTF-16, or no text)"
+    )
+
+
 def test_inline_seeds_separated_by_a_full_width_comma_are_two_seeds():
     assert load_seeds("http://127.0.0.1/体育/，http://127.0.0.1/a.html") == [
         "http://127.0.0.1/%E4%BD%93%E8%82%B2/",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,6 +37,8 @@ _INLINE_MARK = re.compile("[:,;\uff1a\uff0c\uff1b\u3001]")
 _WEIGHT_INSIDE = re.compile(r"(?<!\S)(?!\d+:)\S+:\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s")
 
 #: What to do about a keyword file that reads as Chinese in GBK and in UTF-8.
+#: The weights a keyword may have.
+_LIGHTEST, _HEAVIEST = Decimal("1e-100"), Decimal("1e100")
 _GBK_HINT = (
     "read as UTF-8; in GBK it says {}: if it is GBK, save it as UTF-8;"
     " if it is UTF-8, save it with a byte order mark"
@@ -86,15 +89,17 @@ class KeywordVector:
 
 
 def _weight(raw: str, where: str) -> float:
+    """Read exactly: as a float, ``1e400`` is infinite and ``1e-400`` is 0, which were told
+    as not positive."""
     try:
-        weight = float(raw)
-    except ValueError:
+        weight = Decimal(raw)
+    except InvalidOperation:
         raise KeywordError(f"{where}: weight {raw!r} is not a number") from None
-    if not math.isfinite(weight) or weight <= 0:
+    if weight.is_nan() or weight <= 0:
         raise KeywordError(f"{where}: weight {raw!r} must be a positive number")
-    if not 1e-100 <= weight <= 1e100:  # squared by the cosine: beyond, infinite or 0
+    if not _LIGHTEST <= weight <= _HEAVIEST:  # squared by the cosine: beyond, infinite or 0
         raise KeywordError(f"{where}: weight {raw!r} must be a number from 1e-100 to 1e100")
-    return weight
+    return float(weight)
 
 
 def _add(weights: dict[str, float], term: str, weight: float, where: str) -> None:
