@@ -270,6 +270,20 @@ def closed_port() -> int:
             "gone: no such file",
         ),
         (lambda tmp, url: [f"{url}/sports/index.html", "--top", "0"], "--top must be at least 1"),
+        # before, tracebacks: the settings were read unchecked, the fetch's errors half caught
+        (
+            lambda tmp, url: [tmp / "page.html", "-s", "DOWNLOAD_MAXSIZE=1e6"],
+            "DOWNLOAD_MAXSIZE='1e6': expected a whole number",
+        ),
+        (
+            lambda tmp, url: [tmp / "page.html", "-s", "TOPIC_TITLE_WEIGHT=-1"],
+            "TOPIC_TITLE_WEIGHT='-1': expected a number >= 0",
+        ),
+        (
+            lambda tmp, url: [f"{url}/sports/index.html", "-s", "TOPIC_CONTACT=张三@例子.中国"],
+            "TOPIC_CONTACT='张三@例子.中国': expected printable ASCII",
+        ),
+        (lambda tmp, url: ["http://a..b/"], "http://a..b/: cannot fetch: encoding with 'idna'"),
         (lambda tmp, url: [], "give at least one SOURCE"),
         (  # before: the same line, without why
             lambda tmp, url: ["--background", tmp / "nopages", f"{url}/sports/index.html"],
@@ -279,6 +293,7 @@ def closed_port() -> int:
 )
 def test_bad_sources_give_one_clear_message_and_status_2(site_url, tmp_path, make_args, message):
     (tmp_path / "empty.html").write_text("<html><body><script>x()</script></body></html>")
+    (tmp_path / "page.html").write_text("<html><body><p>football match goal</p></body></html>")
     (tmp_path / "photo.jpg").write_bytes(b"\xff\xd8\xff\xe0\x00\x10JFIF\x00football" * 50)
     (tmp_path / "menu.pdf").write_bytes(b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n" * 50)
     (tmp_path / "saved.html").write_bytes(b"\x1f\x8b\x08\x00\x00\x00football match goal" * 50)

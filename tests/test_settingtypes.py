@@ -120,3 +120,13 @@ def test_the_ends_of_the_ranges_pass():
     shares = {"TOPIC_HUB_LINK_RATIO": "1", "TOPIC_NOISE_LINK_RATIO": "0"}
     check_types(Settings({**PROJECT, **shares, "TOPIC_NOISE_DISCOUNT": "1"}))
     check_types(Settings({**PROJECT, "TOPIC_THRESHOLD_TOP": str(10**6)}))
+
+
+@pytest.mark.parametrize("contact", ["张三@例子.中国", "me@example.org\r\nX-Forwarded-For: 1"])
+def test_a_contact_the_user_agent_cannot_carry_is_named(contact):
+    """Before, the crawl sent UTF-8 bytes in its User-Agent, and a line break let the
+    value add a header."""
+    with pytest.raises(ConfigError) as error:
+        check_types(Settings({**PROJECT, "TOPIC_CONTACT": contact}))
+    assert str(error.value).startswith(f"TOPIC_CONTACT={contact!r}: expected printable ASCII")
+    check_types(Settings({**PROJECT, "TOPIC_CONTACT": "mailto:crawl@example.org"}))

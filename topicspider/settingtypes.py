@@ -1,7 +1,8 @@
 """Each setting whose default is a number or a truth value must read as one: a value given
 as text (``-s NAME=value``, a scrapyd job's ``setting=NAME=value``) that does not stops the
 crawl before it starts, in one line that names the setting, instead of a traceback from
-wherever it is first read. So does a number of the project's out of its range."""
+wherever it is first read. So does a number of the project's out of its range, and a
+contact the User-Agent cannot carry."""
 
 from __future__ import annotations
 
@@ -94,6 +95,15 @@ def check_types(settings: BaseSettings) -> None:
     for name, default in own.items():
         if name.startswith(_RANGED) and type(default) is int and settings.get(name) is not None:
             _check_range(settings, name)
+    for name in own:
+        if name.endswith("_WEIGHT") and settings.getfloat(name, 0.0) < 0:
+            raise ConfigError(f"{name}={settings.get(name)!r}: expected a number >= 0")
+    contact = settings.get("TOPIC_CONTACT") or ""
+    if not (contact.isascii() and contact.isprintable()):
+        raise ConfigError(
+            f"TOPIC_CONTACT={contact!r}: expected printable ASCII (an e-mail address or URL,"
+            " the User-Agent carries it)"
+        )
     for name, open_ends in _SHARES.items():
         if settings.get(name) is None:
             continue

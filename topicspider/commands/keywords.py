@@ -37,6 +37,7 @@ from topicspider.extraction import (
     text_terms,
     with_subwords,
 )
+from topicspider.settingtypes import check_types
 from topicspider.text import SeenRegions
 
 if TYPE_CHECKING:
@@ -186,6 +187,10 @@ class PageReader:
         except URLError as exc:
             raise SourceError(f"{url}: cannot fetch: {exc.reason}") from None
         except (TimeoutError, OSError) as exc:
+            raise SourceError(f"{url}: cannot fetch: {exc}") from None
+        except SourceError:  # said already (a ValueError too)
+            raise
+        except ValueError as exc:  # a host IDNA refuses (a..b), a timeout out of range
             raise SourceError(f"{url}: cannot fetch: {exc}") from None
         except HTTPException as exc:  # no HTTP answer, or a broken one
             raise SourceError(f"{url}: cannot fetch: {exc!r}") from None
@@ -345,6 +350,7 @@ class Command(ScrapyCommand):
         if opts.top < 1:
             raise UsageError("--top must be at least 1")
         try:
+            check_types(self.settings)  # as a crawl checks them, before any page is read
             with contextlib.ExitStack() as stack:
                 to_file = opts.output not in (None, "", "-")  # "-": stdout, as Scrapy's -o
                 output = stack.enter_context(_replacing(Path(opts.output))) if to_file else None

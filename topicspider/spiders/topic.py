@@ -84,13 +84,6 @@ PARENT_TEXT_KEY = "topic_parent_text"
 #: A table of contents is about the topic when at least this share of its link text is.
 TOPICAL_HUB_SHARE = 0.5
 #: Weights of the page and link scores: none may be negative (nor not a number).
-WEIGHT_SETTINGS = (
-    "TOPIC_TITLE_WEIGHT",
-    "TOPIC_ANCHOR_WEIGHT",
-    "TOPIC_PARENT_WEIGHT",
-    "TOPIC_PATTERN_WEIGHT",
-    "TOPIC_IMPORTANCE_WEIGHT",
-)
 #: The ``CLOSESPIDER_*`` settings that give a crawl a budget (not ``_ERRORCOUNT``).
 BUDGETS = ("PAGECOUNT", "ITEMCOUNT", "TIMEOUT", "PAGECOUNT_NO_ITEM", "TIMEOUT_NO_ITEM")
 #: The close reason of a local crawl none of whose seeds gave a page.
@@ -242,9 +235,6 @@ class TopicSpider(Spider):
                     f"{name}={settings.get(name)!r}: expected one of {', '.join(sorted(choices))}"
                 )
         check_threshold_settings(settings)
-        for name in WEIGHT_SETTINGS:
-            if not 0 <= settings.getfloat(name) < math.inf:
-                raise ConfigError(f"{name}={settings.get(name)!r}: expected a number >= 0")
         if not 0 <= settings.getfloat("TOPIC_PARENT_DECAY") < 1:
             raise ConfigError(
                 f"TOPIC_PARENT_DECAY={settings.get('TOPIC_PARENT_DECAY')}: expected 0 <= it < 1"
