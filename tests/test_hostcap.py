@@ -196,3 +196,8 @@ def test_in_a_shared_crawl_a_redirect_and_a_failed_download_give_their_count_bac
     assert cap.process_response(moved, response) is response
     cap.process_exception(failed, ConnectionRefusedError())
     assert client.hget("topicspider:back:host_pages", "127.0.0.1") == b"0"
+    # Once the crawl is gone from Redis, giving a count back makes none of it again.
+    cap.process_request(failed := Request("http://127.0.0.1/2.html"))
+    client.flushall()
+    cap.process_exception(failed, ConnectionRefusedError())
+    assert client.keys("*") == []

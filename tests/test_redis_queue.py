@@ -6,12 +6,14 @@ from __future__ import annotations
 import time
 from collections import Counter
 from itertools import count
+from types import SimpleNamespace
 from urllib.parse import urlsplit
 
 import pytest
 from redis_server import RedisServer
 from scrapy import Request, Spider
 from scrapy.settings import Settings
+from scrapy.statscollectors import MemoryStatsCollector
 from scrapy.utils.test import get_crawler
 
 from topicspider import settings as project_settings
@@ -22,6 +24,7 @@ from topicspider.redis.crawl import CrawlRecord, LinkRules, check_settings
 from topicspider.redis.dupefilter import RedisBloomDupeFilter, RedisTopicDupeFilter, seen_set
 from topicspider.redis.partitions import partition_of
 from topicspider.redis.queue import CHECK, FORCE, CrawlGone, RedisFrontier
+from topicspider.redis.scheduler import RedisScheduler
 
 PROJECT = {
     name: getattr(project_settings, name) for name in dir(project_settings) if name.isupper()
@@ -335,6 +338,26 @@ def test_requests_of_a_dead_worker_go_back_to_the_frontier(make_frontier):
     assert take(alive) == ["p0", "p1", "p2", "p3"], "given back in their place"
 
 
+def test_a_worker_declared_dead_that_popped_since_gives_those_back_too(make_frontier):
+    """Stalled past its lease (a pause, its own link down) while the others went on, the
+    worker pops once more before its heartbeat tells it it was declared dead: it drops what
+    it holds, and Redis queues that again. Before, those requests stayed leased to it,
+    renewed by every heartbeat: never fetched, and the crawl never finished."""
+    slow, other = make_frontier("slow", limit=2), make_frontier("other", limit=10)
+    for i in range(3):
+        other.push(request(f"p{i}", 0.5 - i / 10))
+    other.step()
+    slow.heartbeat(0.3)
+    other.heartbeat(0.3)
+    for _ in range(5):  # only the other worker is heard of
+        time.sleep(0.1)
+        other.heartbeat(0.3)
+    assert slow.step(wanted=2).popped == 2
+    assert slow.heartbeat(0.3) == (2, False)
+    assert take(other) == ["p0", "p1", "p2"]
+    assert other.step(done=list(other.leases)).active == 0
+
+
 def test_a_pause_of_redis_kills_no_worker(make_frontier):
     first, second = make_frontier("w1"), make_frontier("w2")
     first.push(request("p", 0.5))
@@ -474,6 +497,40 @@ def test_link_rules_are_checked_before_the_crawl(redis_server, prefix):
         check_settings(
             Settings({**settings, "TOPIC_STAY_ON_SITE": False}), name, keywords, deny=ODD
         )
+
+
+def test_a_worker_closing_as_it_finds_its_crawl_gone_waits_for_nothing(
+    make_frontier, crawler, redis_server, prefix, caplog
+):
+    """Before, it took the crawl being gone for Redis being down: it said it waited for
+    Redis, waited ``REDIS_IDLE_TIMEOUT`` (3 minutes by default) while Redis answered, and
+    ended saying Redis had stayed unreachable."""
+    frontier = make_frontier("w1")
+    record = CrawlRecord(frontier.server, prefix, prefix)
+    no_engine = SimpleNamespace(stats=MemoryStatsCollector(crawler), engine=None, crawling=True)
+    scheduler = RedisScheduler(
+        no_engine,
+        frontier,
+        record,
+        RedisTopicDupeFilter.from_crawler(crawler),
+        seen="TOPIC_DUPEFILTER=exact",
+        stay_on_site=False,
+        concurrency=16,
+        lease=60,
+        idle_timeout=180,
+        poll_interval=0.2,
+    )
+    scheduler._joined = True  # as ``open`` leaves it, in a crawl it joined
+    frontier.push(request("found", 0.5))  # a link found, not yet sent
+    admin = redis_server.client()
+    admin.delete(*admin.keys(f"{prefix}:*"))  # deleted, or Redis restarted empty
+    ended = []
+    scheduler.close("shutdown").addBoth(ended.append)
+    assert ended == [None], "the close waited"  # no reactor runs here: a wait never ends
+    said = caplog.text
+    assert "is no longer in Redis" in said
+    assert "Waiting up to" not in said
+    assert not admin.keys(f"{prefix}:*"), "the crawl was made again"
 
 
 def test_a_crawl_gone_from_redis_takes_no_more_sites(redis_server, prefix):

@@ -13,7 +13,7 @@ from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.httpobj import urlparse_cached
 
 from topicspider.redis.connection import UNAVAILABLE, Outage, get_client, key_prefix
-from topicspider.redis.scripts import GONE, TAKE_HOST_PAGE
+from topicspider.redis.scripts import GIVE_BACK_HOST_PAGE, GONE, TAKE_HOST_PAGE
 from topicspider.robots import is_robots_txt
 
 if TYPE_CHECKING:
@@ -60,6 +60,7 @@ class HostPageCapMiddleware:
             prefix = key_prefix(crawler.settings, crawler.spidercls.name)
             self.keys = [f"{prefix}:host_pages", f"{prefix}:meta"]
             self._take = server.register_script(TAKE_HOST_PAGE)
+            self._give_back = server.register_script(GIVE_BACK_HOST_PAGE)
             self._outage = Outage(
                 "pages per host are counted by this worker alone until it is back"
             )
@@ -133,4 +134,4 @@ class HostPageCapMiddleware:
         elif counted == "shared":
             # If Redis is away, the count stays one too high: a page less from the host.
             with suppress(*UNAVAILABLE):
-                self.server.hincrby(self.keys[0], host, -1)
+                self._give_back(keys=self.keys, args=[host])

@@ -270,7 +270,8 @@ class RedisScheduler(BaseScheduler):
         if self._joined and not self._refusal:  # a crawl gone from Redis takes nothing back
             wait = max(self.idle_timeout, self.lease)
             deadline = monotonic() + wait
-            if (returned := self._redis(self._leave)) is DOWN:
+            # A crawl found gone meanwhile (``_lose``, said) is no Redis to wait for.
+            if (returned := self._redis(self._leave)) is DOWN and not self._refusal:
                 logger.warning(
                     "Waiting up to %.0f s for Redis at %s to take the %d links this worker"
                     " found (a second Ctrl-C stops at once, without them)",
@@ -278,10 +279,12 @@ class RedisScheduler(BaseScheduler):
                     self.where,
                     self.frontier.pending,
                 )
-            while returned is DOWN and monotonic() < deadline:
+            while returned is DOWN and not self._refusal and monotonic() < deadline:
                 await self._sleep(self.retry_interval)
                 returned = self._redis(self._leave)
-            if returned is DOWN:
+            if self._refusal:
+                pass
+            elif returned is DOWN:
                 logger.error(
                     "Redis at %s stayed unreachable: %d links this worker found were not"
                     " saved; the requests it held go back to the frontier when its lease ends",

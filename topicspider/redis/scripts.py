@@ -396,6 +396,14 @@ local now = now_ms()
 local clock = tonumber(redis.call('GET', P .. ':clock') or '0')
 redis.call('SET', P .. ':clock', now)
 local known = redis.call('ZSCORE', workers, worker) and 1 or 0
+local reclaimed = 0
+if known == 0 then
+  -- Declared dead while it stalled, it may have popped since: it drops what it holds
+  -- (see the reply), so what Redis still leases to it is queued again, not stranded.
+  for _, member in ipairs(redis.call('HKEYS', P .. ':inflight:' .. worker)) do
+    reclaimed = reclaimed + release(worker, member, true)
+  end
+end
 if clock > 0 and now - clock > lease then
   for _, other in ipairs(redis.call('ZRANGE', workers, 0, -1)) do
     redis.call('ZADD', workers, now + lease, other)
@@ -406,7 +414,6 @@ redis.call('HSET', P .. ':partitions', worker, parts)
 for part in string.gmatch(parts, '[^,]+') do
   redis.call('SADD', P .. ':serving:' .. part, worker)
 end
-local reclaimed = 0
 for _, dead in ipairs(redis.call('ZRANGEBYSCORE', workers, '-inf', now)) do
   for _, member in ipairs(redis.call('HKEYS', P .. ':inflight:' .. dead)) do
     reclaimed = reclaimed + release(dead, member, true)
@@ -490,6 +497,15 @@ local taken = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
 if taken >= tonumber(ARGV[2]) then return 0 end
 redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
 return 1
+"""
+)
+
+#: Give back a download counted for a host (a redirect, a failed download), unless the
+#: crawl is gone: a plain HINCRBY made ``P:host_pages`` again. KEYS and ARGV[1]: as above.
+GIVE_BACK_HOST_PAGE = (
+    _UNLESS_GONE
+    + r"""
+return redis.call('HINCRBY', KEYS[1], ARGV[1], -1)
 """
 )
 
