@@ -44,7 +44,13 @@ class ChildFailed(Exception):
 
 
 class ChildDied(Exception):
-    """The child process ended with requests in hand (a crash, out of memory, a kill)."""
+    """The child process ended with requests in hand (a crash, out of memory, a kill).
+    ``culprit``: the request it was handling then, the oldest (a child answers in order);
+    the others only waited behind it."""
+
+    def __init__(self, message: str, culprit: bool = True) -> None:
+        super().__init__(message)
+        self.culprit = culprit
 
 
 class Child(ProcessProtocol):
@@ -134,8 +140,8 @@ class Child(ProcessProtocol):
         if self.on_lost is not None:
             self.on_lost(self)
         pending, self.pending = self.pending, {}
-        for deferred in pending.values():
-            deferred.errback(ChildDied(f"the {self.name} exited"))
+        for place, deferred in enumerate(pending.values()):
+            deferred.errback(ChildDied(f"the {self.name} exited", culprit=place == 0))
 
     def processEnded(self, reason: Failure) -> None:
         self.ended.callback(None)

@@ -30,8 +30,10 @@ class AnalysisPool:
     """Runs :meth:`Analyzer.analyze` in ``processes`` worker processes, or inline with 0.
 
     A page goes to the worker with the fewest pages in hand. A worker that dies fails
-    only the pages it held, each retried once by a new worker; a page that kills two
-    workers fails with :class:`AnalysisFailed`.
+    none of the pages it held: they go to a new worker, and the one it was analyzing is
+    given that second try only; a page that kills two workers fails with
+    :class:`AnalysisFailed`. Before, each page it held had used a try, and those that
+    waited behind the page that killed two workers failed with it.
     """
 
     def __init__(self, arguments: dict[str, Any], processes: int) -> None:
@@ -65,7 +67,8 @@ class AnalysisPool:
             return self._inline.analyze(*page)
         from scrapy.utils.defer import maybe_deferred_to_future
 
-        for attempt in (1, 2):
+        deaths = 0
+        while True:
             self.start()
             worker = min(self._workers, key=lambda w: len(w.pending))
             try:
@@ -73,10 +76,12 @@ class AnalysisPool:
             except ChildFailed as error:
                 raise AnalysisFailed(str(error)) from error
             except ChildDied as error:
-                if attempt == 2:
+                if not error.culprit:  # it waited behind the page that killed the worker
+                    continue
+                deaths += 1
+                if deaths == 2:
                     raise AnalysisFailed(str(error)) from error
                 logger.error("An analysis worker died analyzing %s; trying a new one", url)
-        raise AssertionError("unreachable")
 
     async def close(self) -> None:
         """Let the workers finish and exit (end of input); kill those still there in 10 s."""
