@@ -256,6 +256,9 @@ def test_a_headline_cut_short_says_what_its_title_says():
         '<li><a href="/a/2.html" title="央行宣布下调存款准备金率">央行宣布下调存款...</a></li>'
         '<li><a href="/a/3.html" title="点击查看全文">更多</a></li>'
         '<li><a href="/a/4.html" title="联赛">联赛第十轮</a></li>'
+        '<li><a href="/a/6.html" title="Football match report">Football ...</a></li>'
+        '<li><a href="/a/7.html" title="End. Of the season">End..</a></li>'
+        f'<li><a href="/a/8.html" title="{"." * 50_001}">{"." * 50_000}x</a></li>'
         "</ul><p>昨晚的比赛非常精彩，详情请看 "
         '<a href="/a/5.html" title="国足世预赛客场战平对手">国足世预赛</a> 的全场回顾。</p>'
     )
@@ -264,6 +267,10 @@ def test_a_headline_cut_short_says_what_its_title_says():
     assert links["http://127.0.0.1/a/2.html"].anchor == "央行宣布下调存款准备金率"
     assert links["http://127.0.0.1/a/3.html"].anchor == "更多"
     assert links["http://127.0.0.1/a/4.html"].anchor == "联赛第十轮"
+    assert links["http://127.0.0.1/a/6.html"].anchor == "Football match report"
+    assert links["http://127.0.0.1/a/7.html"].anchor == "End.."  # two stops cut nothing
+    # A run of dots inside a link's text cuts nothing (matched, it took seconds to say so).
+    assert links["http://127.0.0.1/a/8.html"].anchor == "." * 50_000 + "x"
     # Its context is still the text around what the page shows.
     cut = links["http://127.0.0.1/a/5.html"]
     assert cut.anchor == "国足世预赛客场战平对手"
@@ -739,6 +746,10 @@ def test_a_page_nested_deeper_than_the_parser_reads_is_read_to_its_end():
         "http://127.0.0.1/more.htm",
     } <= set(page.links)
     assert page.links["http://127.0.0.1/n/2999.htm"].anchor == "球队新闻2999"
+    # Tags of the nesting never closed: stripped up to the next "<" at most (to the next
+    # ">", 0.5 MB of them took 47 s).
+    unclosed = "<div>" * 3000 + "<div x" * 80_000 + f"<p>{ARTICLE}</p>"
+    assert "锁定胜局" in extract_page(parse_html(unclosed), "http://127.0.0.1/").body
     tables = "<table><tr><td>" * 5000 + ARTICLE + "</td></tr></table>" * 5000
     page = extract_page(parse_html(f"<html><body>{tables}<p>表格之后</p>"), "http://127.0.0.1/")
     assert "锁定胜局" in page.body

@@ -180,8 +180,8 @@ _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _RUNS = re.compile(f"(?P<han>[{_HAN}]+)|(?P<word>[^\\W_{_HAN}]+)")
 _HAN_RUN = re.compile(f"[{_HAN}]+")
 _SPACES = re.compile(r"\s+")
-#: The mark of a text cut short: three dots or more, or an ellipsis, at its end.
-_CUT_SHORT = re.compile(r"\s*(?:\.{3,}|[…⋯]+)$")
+#: The marks of a text cut short, at its end: three dots or more, or an ellipsis.
+_ELLIPSIS = ".…⋯"
 _XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 _URL_SPLIT = re.compile(r"[^\w]+|_")
 #: URLs made only of these need no escaping (``%`` is left to ``safe_url_string`` to check).
@@ -507,7 +507,8 @@ def _nested_without_end(root: etree._Element) -> set[str]:
 def _tags(names: Iterable[str]) -> re.Pattern[bytes]:
     """The start and end tags of these elements."""
     alternatives = b"|".join(re.escape(name.encode()) for name in names)
-    return re.compile(rb"</?(?:%s)(?=[\s/>])[^>]*>" % alternatives, re.IGNORECASE)
+    # Up to the next "<" at most: to the next ">", a page of tags never closed took minutes.
+    return re.compile(rb"</?(?:%s)(?=[\s/>])[^<>]*>" % alternatives, re.IGNORECASE)
 
 
 class _VisibleText:
@@ -549,10 +550,21 @@ def _link_text(anchor: etree._Element, visible: str) -> str:
     sites' lists do; a module's name with its synopsis), or when it shows no text; else
     its image's ``alt``."""
     title = _SPACES.sub(" ", anchor.get("title", "")).strip()
-    shown = _CUT_SHORT.sub("", visible)
+    shown = _without_ellipsis(visible)
     if title and len(shown) < len(title) and title.startswith(shown):
         return title
     return visible or _image_text(anchor)
+
+
+def _without_ellipsis(text: str) -> str:
+    """``text`` without the ellipsis that cuts it short (``国足世预赛…``, ``Football...``);
+    one or two full stops end a sentence. Stripped, not matched: a regular expression took
+    seconds over a link of thousands of dots, and the crawl waited."""
+    kept = text.rstrip(_ELLIPSIS)
+    cut = text[len(kept) :]
+    if not cut or (len(cut) < 3 and not cut.strip(".")):
+        return text
+    return kept.rstrip()
 
 
 def _image_text(anchor: etree._Element) -> str:
