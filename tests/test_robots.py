@@ -101,6 +101,17 @@ def test_a_robots_txt_in_gbk_forbids_what_it_says_not_the_whole_site(tmp_path):
     assert "'robotstxt/forbidden': 2" in log
 
 
+def test_a_robots_txt_in_utf16_its_header_names_forbids_what_it_says(tmp_path):
+    """Without a byte order mark, UTF-16 is valid UTF-8 too (ASCII and NUL bytes): it was
+    handed on as it was, and read as no rules at all."""
+    robots = "User-agent: *\nDisallow: /private/\n".encode("utf-16-le")
+    log, _, fetched = crawl_site(
+        lambda site: site.send(robots, "text/plain; charset=utf-16le"), tmp_path
+    )
+    assert "/private/b.html" not in fetched
+    assert "'robotstxt/forbidden': 1" in log
+
+
 def test_a_huge_robots_txt_is_read_up_to_500_kib_as_google_reads_it(tmp_path):
     """Past that, its rules are not obeyed: parsing megabytes of them would hold the crawl."""
     padding = "".join(f"Disallow: /archive/{n}/\n" for n in range(30_000))

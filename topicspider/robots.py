@@ -114,6 +114,9 @@ def _readable(response: Response) -> bytes:
     try:
         body.decode("utf-8")
     except UnicodeDecodeError:
-        content_type = (response.headers.get("Content-Type") or b"").decode("latin-1")
-        return decode(body, content_type)[1].encode()
-    return body
+        pass
+    else:
+        if b"\0" not in body:  # UTF-16 without a byte order mark is valid UTF-8 too
+            return body
+    content_type = (response.headers.get("Content-Type") or b"").decode("latin-1")
+    return decode(body, content_type)[1].encode()
