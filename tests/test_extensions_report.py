@@ -34,6 +34,7 @@ from tests.test_spider import (
 from tests.test_workers import wait_for
 from topicspider.extensions import report as report_module
 from topicspider.extensions.report import MAX_POINTS, MILESTONES, TOP_PAGES, Report
+from topicspider.items import PageItem
 
 ROOT = Path(__file__).resolve().parent.parent
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -168,6 +169,28 @@ def test_a_page_a_list_named_leaves_the_crawls_threshold_in_the_report(tmp_path)
     report.spider_closed(Spider(name="topic"), "finished")
     figures = json.loads((tmp_path / "report" / "report.json").read_text("utf-8"))
     assert (figures["threshold"], figures["accepted"]) == (0.12, 2)
+
+
+def test_a_top_page_fetched_with_a_session_id_has_its_title(tmp_path):
+    """The item, stored without the session id, gives the title: before, the page it was
+    scored as kept the id, and the report showed no title."""
+    report = Report(tmp_path / "report", threshold=0.12)
+    report.page_scored("http://a/news.jsp;jsessionid=0AF3B2C4D5E6F708?id=1", 0.4, True, 0)
+    item = PageItem(
+        url="http://a/news.jsp?id=1",
+        title="足球比赛新闻",
+        text="",
+        body=b"",
+        charset="utf-8",
+        relevance=0.4,
+        depth=0,
+        parent_url=None,
+        fetched_at="2026-11-28T00:00:00+00:00",
+    )
+    report.item_scraped(item)
+    report.spider_closed(Spider(name="topic"), "finished")
+    figures = json.loads((tmp_path / "report" / "report.json").read_text("utf-8"))
+    assert [page["title"] for page in figures["top_pages"]] == ["足球比赛新闻"]
 
 
 def test_doctests():

@@ -20,6 +20,7 @@ from topicspider.items import PageItem
 from topicspider.locks import hold
 from topicspider.scheduler import JOBDIR_REASON
 from topicspider.signals import page_scored
+from topicspider.urlpatterns import without_session
 
 if TYPE_CHECKING:
     from scrapy import Spider
@@ -194,7 +195,8 @@ class Report:
     ) -> None:
         if threshold is not None and not listed:
             self.harvest.threshold = threshold
-        self.harvest.add(url, relevance, bool(accepted), depth, threshold)
+        # As the item has it (the page's title comes with the item): without a session id.
+        self.harvest.add(without_session(url), relevance, bool(accepted), depth, threshold)
         self._scored = True
 
     def item_scraped(self, item: Any) -> None:
