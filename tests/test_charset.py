@@ -11,6 +11,7 @@ from topicspider.charset import (
     decode_text_file,
     detect_encoding,
     gbk_reading,
+    readable,
 )
 
 TEXT = "足球比赛。中国队今天以三比一战胜对手、球迷在体育场欢呼。"
@@ -592,3 +593,11 @@ def test_labels_browsers_know_are_known(label, codec):
 )
 def test_a_text_file_read_as_utf8_has_a_gbk_reading_only_if_that_is_chinese_too(data, expected):
     assert gbk_reading(data) == expected
+
+
+def test_a_file_name_in_gbk_reads_as_a_person_reads_it():
+    named = "/数据/" + "种子.txt".encode("gbk").decode("utf-8", "surrogateescape")
+    assert readable(f"{named}, line 2: no URL") == "/数据/种子.txt, line 2: no URL"
+    neither = b"\xff\xfe.txt".decode("utf-8", "surrogateescape")
+    assert readable(neither) == "\\xff\\xfe.txt"
+    assert readable("足球 3") == "足球 3"

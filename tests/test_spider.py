@@ -457,6 +457,22 @@ def test_bad_keyword_file_names_file_and_line(tmp_path):
     assert f"{broken}, line 2" in result.stderr
 
 
+def test_a_file_named_in_gbk_is_named_so_in_the_log_file_too(tmp_path):
+    """A GBK name under a UTF-8 locale: the message showed its bytes as ``\\udcd6…``, and a
+    ``LOG_FILE`` (scrapyd sets one) refused them: the error and the topic line were lost."""
+    gbk = "种子.txt".encode("gbk").decode("utf-8", "surrogateescape")
+    seeds = tmp_path / gbk
+    seeds.write_text("http://127.0.0.1:9/\nftp://x/\n", "utf-8")
+    log_file = tmp_path / "crawl.log"
+    arguments = ["-a", f"seeds={seeds}", "-a", "keywords=sports", "-s", f"LOG_FILE={log_file}"]
+    result = scrapy("crawl", "topic", *arguments)
+    assert result.returncode == 2
+    said = f"topicspider: error: {tmp_path}/种子.txt, line 2: 'ftp://x/' is not an http(s) URL"
+    assert said in result.stderr
+    assert "Logging error" not in result.stderr
+    assert said in log_file.read_text("utf-8")
+
+
 def test_a_seed_that_redirects_to_another_host_is_followed_there(site_url, redirect, tmp_path):
     moved = f"http://localhost:{urlsplit(site_url).port}/index.html"
     seed = f"{redirect(moved)}/"

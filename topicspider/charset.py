@@ -15,6 +15,7 @@ import codecs
 import collections
 import encodings
 import functools
+import os
 import re
 
 from charset_normalizer import from_bytes
@@ -73,6 +74,8 @@ _GUESSED = 100
 # left in GBK.
 _MOSTLY_UTF8 = 3
 _LINE_END = re.compile(r"\r\n?|\n")
+#: Bytes of a file name that were not UTF-8, as Python keeps them (``surrogateescape``).
+_ESCAPED_BYTES = re.compile("[\udc80-\udcff]+")
 # The bytes ``_read`` decodes at a time.
 _CHUNK = 1024
 
@@ -182,6 +185,20 @@ def undecoded(argument: str) -> bool:
     decode, which Python keeps as lone surrogates: GBK text typed or scripted under a
     UTF-8 locale."""
     return any("\udc80" <= char <= "\udcff" for char in argument)
+
+
+def readable(text: str) -> str:
+    """A message naming a file whose name is not UTF-8 (a GBK name under a UTF-8 locale,
+    which Python keeps as lone surrogates), with that name as a person reads it: in GBK, or
+    its bytes escaped. A log file in UTF-8 refuses lone surrogates: the message was lost."""
+    return _ESCAPED_BYTES.sub(lambda run: _read_name(os.fsencode(run.group())), text)
+
+
+def _read_name(raw: bytes) -> str:
+    try:
+        return raw.decode("gb18030")
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", "backslashreplace")
 
 
 def decode_text_file(data: bytes) -> str:

@@ -10,6 +10,7 @@ from pydispatch import dispatcher
 from scrapy import signals
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 
+from topicspider.charset import readable
 from topicspider.exceptions import TopicSpiderError
 from topicspider.pipelines import files, mysql
 from topicspider.redis.scheduler import LOST_REASON, MISMATCH_REASON
@@ -96,9 +97,10 @@ def refuses_arguments(
         for more in checks:
             more()
     except TopicSpiderError as error:
-        print(f"topicspider: error: {error}", file=sys.stderr)
+        message = readable(str(error))
+        print(f"topicspider: error: {message}", file=sys.stderr)
         if command.settings.get("LOG_FILE"):
-            logger.error("topicspider: error: %s", error)
+            logger.error("topicspider: error: %s", message)
         command.exitcode = 2
         return True
     return False

@@ -23,6 +23,7 @@ from scrapy.exceptions import UsageError
 from w3lib.url import safe_url_string
 
 from topicspider.addon import TopicSpiderAddon
+from topicspider.charset import readable
 from topicspider.exceptions import SourceError, TopicSpiderError
 from topicspider.extraction import (
     PageTerms,
@@ -362,7 +363,7 @@ class Command(ScrapyCommand):
             self._fail(str(error))
 
     def _fail(self, message: str) -> None:
-        print(f"topicspider: error: {message}", file=sys.stderr)
+        print(f"topicspider: error: {readable(message)}", file=sys.stderr)
         self.exitcode = 2
 
     def keyword_file(self, sources: list[str], background: list[str], top: int) -> str:

@@ -25,7 +25,7 @@ from topicspider.canonical import (
     KnownCanonicals,
     link_header_canonicals,
 )
-from topicspider.charset import detect_encoding
+from topicspider.charset import detect_encoding, readable
 from topicspider.dupefilters import DUPEFILTERS
 from topicspider.exceptions import ArgumentError, ConfigError, SeedError
 from topicspider.fetchedelsewhere import FetchedElsewhere
@@ -253,9 +253,9 @@ class TopicSpider(Spider):
 
     def configure(self, crawler: Crawler) -> None:
         settings = crawler.settings
-        logger.info("Topic: %s", self.keywords.describe())
+        logger.info("Topic: %s", readable(self.keywords.describe()))
         if warning := self.keywords.gbk_warning():
-            logger.warning("%s", warning)
+            logger.warning("%s", readable(warning))
         self.threshold = threshold_from_settings(settings)
         self.tunnel_depth = settings.getint("TOPIC_TUNNEL_DEPTH")
         # Only a budget ends a crawl that would otherwise go on through all its reserve.
