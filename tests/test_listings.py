@@ -14,7 +14,7 @@ from topicspider.analysis import Analyzer
 from topicspider.items import PageItem
 from topicspider.keywords import parse_inline
 from topicspider.listings import LISTED_KEY, TopicalLists
-from topicspider.signals import page_scored
+from topicspider.signals import links_discovered, page_scored
 from topicspider.spiders.topic import TUNNEL_KEY, TopicSpider
 
 KEYWORDS = "足球:3,比赛:2"
@@ -162,6 +162,25 @@ def test_a_request_from_a_list_another_worker_judged_says_so_itself(listed, stor
     response = HtmlResponse(url, body=html.encode(), encoding="utf-8", request=request)
     judged = list(spider._judge(response, analyzed(url, html)))
     assert any(isinstance(item, PageItem) for item in judged) == stored
+
+
+def test_the_links_of_a_page_fetched_with_a_session_id_name_it_without_the_id():
+    """``links_discovered`` (the MySQL ``links`` rows) names the page as its item and row
+    do, without the session id: before, its links joined no page."""
+    crawler = get_crawler(TopicSpider, {**PROJECT, "TOPIC_THRESHOLD_MODE": "fixed"})
+    spider = TopicSpider.from_crawler(crawler, seeds="http://a.cn/", keywords=KEYWORDS)
+    crawler.stats.open_spider()
+    fetched = "http://a.cn/league/index.jsp;jsessionid=0AF3B2C4D5E6F708"
+    html = league_contents()
+    sent = []
+
+    def discovered(**found):
+        sent.append(found)
+
+    crawler.signals.connect(discovered, signal=links_discovered)
+    response = HtmlResponse(fetched, body=html.encode(), encoding="utf-8", request=Request(fetched))
+    list(spider._judge(response, analyzed(fetched, html)))
+    assert [found["page_url"] for found in sent] == ["http://a.cn/league/index.jsp"]
 
 
 def site_map() -> str:

@@ -55,6 +55,10 @@ def test_str_and_repr_mask_the_password(raw):
         ("mysql://:hunter2-pw@127.0.0.1/crawl", "expected mysql://"),
         ("mysql://spider:hunter2-pw@127.0.0.1/", "names no database"),
         ("mysql://spider:hunter2-pw@127.0.0.1/a/b", "names no database"),
+        # The host left out: before, the whole URL was shown, password and all.
+        ("mysql://spider:hunter2-pw/crawl", "not a valid URL"),
+        ("mysql://spider:4711/crawl", "expected mysql://"),
+        ("mysql://spider:hunter2-pw", "not a valid URL"),
     ],
 )
 def test_errors_say_what_is_wrong_without_the_password(raw, message):

@@ -531,6 +531,12 @@ def test_the_default_mysql_settings_pass():
         ("MYSQL_TIMEOUT", "30s", "MYSQL_TIMEOUT='30s': expected a finite number"),
         ("MYSQL_SPOOL_DIR", "", "MYSQL_SPOOL_DIR is empty"),
         ("MYSQL_CRAWL_ID", "x" * 256, "MYSQL_CRAWL_ID='xxxxxxxxxxxxxxxxxxxx'…: expected at most"),
+        # GBK bytes under a UTF-8 locale: before, every row failed to spool, and none was said
+        (
+            "MYSQL_CRAWL_ID",
+            "足球".encode("gbk").decode("utf-8", "surrogateescape"),
+            "MYSQL_CRAWL_ID='足球': not UTF-8 text",
+        ),
         ("MYSQL_URL", "mysql://u:Sekr3t@127.0.0.1/", "MYSQL_URL 'mysql://***@127.0.0.1/' names"),
     ],
 )
@@ -1089,6 +1095,21 @@ def test_replay_into_a_table_an_older_version_made_says_what_to_do(tmp_path, mys
     assert 'pages has no column parent_url, links has no column anchor: run "ALTER TABLE' in line
     assert line.endswith(f"replayed 0 pages, the rest stays in {tmp_path / 'spool'}")
     assert len(list((tmp_path / "spool").glob("*.jsonl"))) == 1
+
+
+def test_replay_without_a_database_is_bad_input(tmp_path):
+    """Status 2, as every setting it cannot use: it was 1, a failure once started."""
+    old_spool(tmp_path / "spool", [record("x.html")])
+    result = scrapy(
+        "mysql-replay",
+        "-s",
+        f"MYSQL_SPOOL_DIR={tmp_path / 'spool'}",
+        env={"TOPICSPIDER_MYSQL_URL": ""},
+    )
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "topicspider: error: MYSQL_URL is not set (nor TOPICSPIDER_MYSQL_URL)"
+    ]
 
 
 def test_replay_refuses_an_out_of_range_setting_in_one_line(tmp_path, mysql_url):

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import pymysql
 from scrapy.commands import ScrapyCommand
 
+from topicspider.charset import readable
 from topicspider.exceptions import ConfigError, TopicSpiderError
 from topicspider.mysql import schema
 from topicspider.mysql.connection import connect
@@ -52,7 +53,7 @@ class Command(ScrapyCommand):
         assert self.settings is not None
         try:
             if not self.settings.get("MYSQL_URL"):
-                raise TopicSpiderError("MYSQL_URL is not set (nor TOPICSPIDER_MYSQL_URL)")
+                raise ConfigError("MYSQL_URL is not set (nor TOPICSPIDER_MYSQL_URL)")
             check_settings(self.settings)
             url = MySQLUrl.parse(self.settings.get("MYSQL_URL"))
             root = Path(self.settings.get("MYSQL_SPOOL_DIR"))
@@ -63,7 +64,7 @@ class Command(ScrapyCommand):
                 timeout=self.settings.getfloat("MYSQL_TIMEOUT"),
             )
         except TopicSpiderError as error:
-            print(f"topicspider: error: {error}", file=sys.stderr)
+            print(f"topicspider: error: {readable(str(error))}", file=sys.stderr)
             self.exitcode = 2 if isinstance(error, ConfigError) else 1
             return
         for folder in replayed.busy:

@@ -70,9 +70,12 @@ class MySQLUrl:
 
 def _masked(url: str) -> str:
     """``url`` with everything between ``://`` and its last ``@`` masked: whatever the
-    mistake in it, no part of a password shows."""
+    mistake in it, no part of a password shows. Without an ``@`` (the host left out), what
+    comes before the path is masked: ``mysql://user:password/crawl``."""
     if "@" not in url:
-        return url
+        scheme, sep, rest = url.partition("://")
+        _, slash, path = rest.partition("/")
+        return f"{scheme}{sep}{MASK}{slash}{path}" if sep and rest else url
     head, _, host = url.rpartition("@")
     scheme, sep, _ = head.partition("://")
     return f"{scheme}{sep}{MASK}@{host}" if sep else f"{MASK}@{host}"

@@ -22,6 +22,7 @@ from twisted.enterprise import adbapi
 from twisted.internet import task
 
 from topicspider import atomic
+from topicspider.charset import readable, undecoded
 from topicspider.exceptions import ConfigError
 from topicspider.mysql import schema
 from topicspider.mysql.spool import Segment, Spool, SpoolError, read, waiting
@@ -469,6 +470,8 @@ def check_settings(settings: BaseSettings) -> None:
     if not settings.get("MYSQL_SPOOL_DIR"):
         raise ConfigError("MYSQL_SPOOL_DIR is empty: expected a folder")
     crawl_id = settings.get("MYSQL_CRAWL_ID") or ""
+    if undecoded(crawl_id):  # GBK bytes under a UTF-8 locale: every row failed to spool
+        raise ConfigError(f"MYSQL_CRAWL_ID={readable(crawl_id)!r}: not UTF-8 text")
     if len(crawl_id) > schema.CRAWL_ID_CHARS:
         raise ConfigError(
             f"MYSQL_CRAWL_ID={crawl_id[:20]!r}…: expected at most {schema.CRAWL_ID_CHARS} "

@@ -619,7 +619,7 @@ class TopicSpider(Spider):
         ]
         self.crawler.signals.send_catch_log(
             links_discovered,
-            page_url=response.url,
+            page_url=without_session(response.url),  # as the page's item, and its row, have it
             links=[
                 {"url": link.url, "anchor": link.text, "score": score, "followed": follow}
                 for score, _, link, follow in links
