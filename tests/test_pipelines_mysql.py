@@ -274,7 +274,8 @@ def test_recrawling_a_url_updates_its_row_never_duplicates_it(tmp_path, mysql_ur
     second = [
         page("a.html", title="new a", relevance=0.9, depth=4, fetched_at="2024-06-01T08:00:00Z"),
         links("http://127.0.0.1:8000/a.html", "one again", "two again"),
-        page("a.html", title="newest a", relevance=0.8),  # in a later batch
+        # in a later batch, fetched later (an older row is never written over a newer one)
+        page("a.html", title="newest a", relevance=0.8, fetched_at="2024-06-01T09:00:00Z"),
     ]
     stats, _ = store(
         tmp_path / "2", mysql_url, *second, MYSQL_CRAWL_ID="second", MYSQL_BATCH_SIZE=1
@@ -704,7 +705,7 @@ def test_a_table_an_older_version_made_stops_the_crawl_with_the_fix_in_one_line(
     assert read_jsonl(tmp_path / "1" / "fetch.jsonl") == []
 
     # What the line says to run makes the tables usable, the rows in them kept.
-    for statement in re.findall(r'"(ALTER TABLE [^"]+)"', errors[0]):
+    for statement in re.findall(r'"((?:ALTER TABLE|UPDATE) [^"]+)"', errors[0]):
         query(mysql_url, statement)
     result = scrapy(*crawl_command(site, site_url, tmp_path / "2", f"MYSQL_URL={mysql_url}"))
     assert result.returncode == 0, result.stderr[-3000:]
@@ -714,6 +715,73 @@ def test_a_table_an_older_version_made_stops_the_crawl_with_the_fix_in_one_line(
     assert sorted(rows) == sorted(
         line["url"] for line in read_jsonl(tmp_path / "2" / "pages" / "index.jsonl")
     )
+
+
+def test_a_table_without_its_unique_key_is_no_table_to_write_into(tmp_path, mysql_url):
+    """Without ``url_hash``'s unique key every write adds a row. Before, the line said to
+    add the column only, and the crawl then wrote each page as often as it stored it."""
+    query(mysql_url, schema.CREATE_TABLES[1])
+    no_hash = (
+        schema.CREATE_TABLES[0]
+        .replace("    url_hash BINARY(20) NOT NULL COMMENT 'UNHEX(SHA1(url))',\n", "")
+        .replace("    UNIQUE KEY url_hash (url_hash),\n", "")
+    )
+    query(mysql_url, no_hash)
+    query(
+        mysql_url,
+        "INSERT INTO pages (url, title, relevance, depth, `charset`, `text`, fetched_at,"
+        " crawl_id) VALUES (%s, 'old', 0.5, 1, 'utf-8', '', '2024-01-01 00:00:00', 'old')",
+        "http://127.0.0.1:8000/x.html",
+    )
+    old_spool(tmp_path / "spool", [record("x.html")], [record("y.html")], [record("y.html")])
+    settings = ["-s", f"MYSQL_SPOOL_DIR={tmp_path / 'spool'}"]
+    replayed = scrapy("mysql-replay", *settings, env={"TOPICSPIDER_MYSQL_URL": mysql_url})
+    assert replayed.returncode == 1
+    [line] = replayed.stderr.splitlines()
+    assert "pages has no column url_hash, pages has no unique key url_hash: run" in line
+    for statement in re.findall(r'"((?:ALTER TABLE|UPDATE) [^"]+)"', line):
+        query(mysql_url, statement)
+    replayed = scrapy("mysql-replay", *settings, env={"TOPICSPIDER_MYSQL_URL": mysql_url})
+    assert replayed.returncode == 0, replayed.stderr
+    urls = [row["url"] for row in query(mysql_url, "SELECT url FROM pages ORDER BY url")]
+    assert urls == ["http://127.0.0.1:8000/x.html", "http://127.0.0.1:8000/y.html"]
+
+
+def test_a_column_the_crawl_does_not_fill_is_said_before_any_row_is_refused(tmp_path, mysql_url):
+    """Before, the crawl started and MySQL refused every page (1364), each set aside."""
+    query(mysql_url, schema.CREATE_TABLES[1])
+    query(
+        mysql_url,
+        schema.CREATE_TABLES[0].replace(
+            "    crawl_id VARCHAR", "    site_id INT NOT NULL,\n    crawl_id VARCHAR"
+        ),
+    )
+    old_spool(tmp_path / "spool", [record("x.html")])
+    settings = ["-s", f"MYSQL_SPOOL_DIR={tmp_path / 'spool'}"]
+    replayed = scrapy("mysql-replay", *settings, env={"TOPICSPIDER_MYSQL_URL": mysql_url})
+    assert replayed.returncode == 1
+    [line] = replayed.stderr.splitlines()
+    assert "pages has site_id NOT NULL without a default, which the crawl does not fill" in line
+    assert "give pages.site_id a default or let it be NULL" in line
+    assert len(list((tmp_path / "spool").glob("*.jsonl"))) == 1
+
+
+def test_a_replayed_spool_leaves_a_newer_row_as_it_is(tmp_path, mysql_url):
+    """A job killed while the database was away left its rows; a later crawl stored the
+    same page. Before, the replay its log asks for wrote the older row over the newer."""
+    query(mysql_url, schema.CREATE_TABLES[0])
+    query(mysql_url, schema.CREATE_TABLES[1])
+    newer = record("x.html", title="newer", fetched_at="2024-06-07 00:00:00")
+    old_spool(tmp_path / "newer", [newer])
+    old_spool(tmp_path / "older", [record("x.html", title="older"), record("y.html")])
+    for folder in ("newer", "older"):
+        settings = ["-s", f"MYSQL_SPOOL_DIR={tmp_path / folder}"]
+        replayed = scrapy("mysql-replay", *settings, env={"TOPICSPIDER_MYSQL_URL": mysql_url})
+        assert replayed.returncode == 0, replayed.stderr
+    rows = pages_by_url(mysql_url)
+    assert rows["http://127.0.0.1:8000/x.html"]["title"] == "newer"
+    assert str(rows["http://127.0.0.1:8000/x.html"]["fetched_at"]) == "2024-06-07 00:00:00"
+    assert rows["http://127.0.0.1:8000/y.html"]["title"] == "足球比赛"
 
 
 def test_a_malformed_url_is_one_line_without_the_password(site_url):

@@ -86,6 +86,9 @@ class Table:
     hashed: tuple[str, ...]
     #: Fields that identify the row; the upsert leaves them alone.
     key: tuple[str, ...]
+    #: When the row's values were had: an upsert keeps the newer row (a spool replayed after
+    #: a later crawl stored the page wrote the older one over it).
+    newest: str
     #: Text fields and the most their column holds: bytes (``TEXT``, ``MEDIUMTEXT``)…
     max_bytes: Mapping[str, int] = field(default_factory=dict)
     #: …or characters (``VARCHAR``).
@@ -99,8 +102,11 @@ class Table:
     def upsert(self) -> str:
         columns = ", ".join(f"`{name}`" for name in self.columns)
         values = ", ".join(["%s"] * len(self.columns))
+        # MySQL assigns left to right, each seeing those before: ``newest`` goes last.
+        updated = [name for name in self.fields if name not in (*self.key, self.newest)]
         updates = ", ".join(
-            f"`{name}` = VALUES(`{name}`)" for name in self.fields if name not in self.key
+            f"`{name}` = IF(VALUES(`{self.newest}`) >= `{self.newest}`, VALUES(`{name}`), `{name}`)"
+            for name in (*updated, self.newest)
         )
         return (
             f"INSERT INTO `{self.name}` ({columns}) VALUES ({values}) "
@@ -144,6 +150,7 @@ TABLES = {
         ),
         hashed=("url",),
         key=("url",),
+        newest="fetched_at",
         max_bytes={
             "url": TEXT_BYTES,
             "title": TEXT_BYTES,
@@ -158,6 +165,7 @@ TABLES = {
         fields=("page_url", "url", "anchor", "score", "followed", "discovered_at", "crawl_id"),
         hashed=("page_url", "url"),
         key=("page_url", "url"),
+        newest="discovered_at",
         max_bytes={"page_url": TEXT_BYTES, "url": TEXT_BYTES, "anchor": TEXT_BYTES},
         max_chars={"crawl_id": CRAWL_ID_CHARS},
     ),
@@ -165,40 +173,127 @@ TABLES = {
 
 
 class SchemaError(TopicSpiderError):
-    """Tables made by an older version lack columns the upserts write: every write would
-    fail, and be retried, as if the database were away. The message says how to add them."""
+    """Tables made by an older version, or by hand, that the upserts cannot use: a column
+    they write missing (every write would fail, and be retried, as if the database were
+    away), a unique key they rely on missing (every write would add a row), a column they
+    leave out that takes no default (every row refused). The message says what to do."""
 
-    def __init__(self, missing: Mapping[str, list[str]]) -> None:
-        lacks = ", ".join(
+    def __init__(
+        self,
+        missing: Mapping[str, list[str]],
+        keys: Mapping[str, list[str]] | None = None,
+        unfilled: Mapping[str, list[str]] | None = None,
+    ) -> None:
+        keys, unfilled = keys or {}, unfilled or {}
+        lacks = [
             f"{table} has no column{'s' * (len(columns) > 1)} {' and '.join(columns)}"
             for table, columns in missing.items()
-        )
-        fixes = " and ".join(
-            f'"{add_columns(table, columns)}"' for table, columns in missing.items()
-        )
+        ]
+        lacks += [
+            f"{table} has no unique key {' and '.join(names)}" for table, names in keys.items()
+        ]
+        lacks += [
+            f"{table} has {' and '.join(columns)} NOT NULL without a default, which the crawl"
+            " does not fill"
+            for table, columns in unfilled.items()
+        ]
+        fixes = [f'"{add_columns(table, columns)}"' for table, columns in missing.items()]
+        for table, names in keys.items():
+            hashes = [column for column in TABLES[table].columns if column.endswith("_hash")]
+            if set(hashes) & set(missing.get(table, ())):  # rows already there get theirs
+                fixes.append(f'"{fill_hashes(table)}"')
+            fixes.append(f'"{add_unique_keys(table, names)}"')
+        fixes += [
+            f"give {table}.{column} a default or let it be NULL"
+            for table, columns in unfilled.items()
+            for column in columns
+        ]
         super().__init__(
-            f"the tables were made by an older topicspider: {lacks}: run {fixes}, "
-            "or use a new database"
+            f"the tables were made by an older topicspider, or by hand: {', '.join(lacks)}:"
+            f" run {', then '.join(fixes)}, or use a new database"
         )
 
 
 def create_tables(cursor: Cursor) -> None:
     """Create the tables that do not exist; raise :class:`SchemaError` if one that does
-    lacks a column the upserts write."""
+    lacks a column the upserts write or a unique key they rely on, or has a column they
+    leave out that takes no default."""
     for statement in CREATE_TABLES:
         cursor.execute(statement)
     cursor.execute(
-        "SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.COLUMNS "
-        "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN %s",
+        "SELECT TABLE_NAME, COLUMN_NAME, IS_NULLABLE, COLUMN_DEFAULT, EXTRA"
+        " FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN %s",
         (tuple(TABLES),),
     )
-    present = {(table.lower(), column.lower()) for table, column in cursor.fetchall()}
+    columns = [(table.lower(), column.lower(), *rest) for table, column, *rest in cursor.fetchall()]
+    present = {(table, column) for table, column, *_ in columns}
     missing = {
         name: [column for column in table.columns if (name, column) not in present]
         for name, table in TABLES.items()
     }
-    if any(missing.values()):
-        raise SchemaError({table: columns for table, columns in missing.items() if columns})
+    unfilled: dict[str, list[str]] = {}
+    for table, column, nullable, default, extra in columns:
+        if (
+            column not in TABLES[table].columns
+            and nullable == "NO"
+            and default is None
+            and "auto_increment" not in extra.lower()
+        ):
+            unfilled.setdefault(table, []).append(column)
+    cursor.execute(
+        "SELECT TABLE_NAME, INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS"
+        " WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN %s AND NON_UNIQUE = 0"
+        " ORDER BY TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX",
+        (tuple(TABLES),),
+    )
+    unique: dict[tuple[str, str], tuple[str, ...]] = {}
+    for table, index, column in cursor.fetchall():
+        unique[table.lower(), index] = (*unique.get((table.lower(), index), ()), column.lower())
+    keys = {
+        name: [
+            key
+            for key, key_columns in unique_keys(name).items()
+            if key_columns not in {cols for (table, _), cols in unique.items() if table == name}
+        ]
+        for name in TABLES
+    }
+    missing = {table: names for table, names in missing.items() if names}
+    keys = {table: names for table, names in keys.items() if names}
+    if missing or keys or unfilled:
+        raise SchemaError(missing, keys, unfilled)
+
+
+def unique_keys(table: str) -> dict[str, tuple[str, ...]]:
+    """The unique keys :data:`CREATE_TABLES` gives ``table``, by name: their columns."""
+    create = dict(zip(TABLES, CREATE_TABLES, strict=True))[table]
+    return {
+        name: tuple(column.strip(" `") for column in columns.split(","))
+        for name, columns in re.findall(r"UNIQUE KEY (\w+) \(([^)]*)\)", create)
+    }
+
+
+def fill_hashes(table: str) -> str:
+    """The ``UPDATE`` that gives the rows already in ``table`` their URL hashes.
+
+    >>> fill_hashes(LINKS)
+    'UPDATE `links` SET `page_url_hash` = UNHEX(SHA1(`page_url`)), `url_hash` = UNHEX(SHA1(`url`))'
+    """
+    sets = ", ".join(f"`{name}_hash` = UNHEX(SHA1(`{name}`))" for name in TABLES[table].hashed)
+    return f"UPDATE `{table}` SET {sets}"
+
+
+def add_unique_keys(table: str, names: Iterable[str]) -> str:
+    """The ``ALTER TABLE`` that adds the unique keys ``names`` to ``table``.
+
+    >>> add_unique_keys(PAGES, ["url_hash"])
+    'ALTER TABLE `pages` ADD UNIQUE KEY `url_hash` (`url_hash`)'
+    """
+    keys = unique_keys(table)
+    adds = ", ".join(
+        f"ADD UNIQUE KEY `{name}` ({', '.join(f'`{column}`' for column in keys[name])})"
+        for name in names
+    )
+    return f"ALTER TABLE `{table}` {adds}"
 
 
 def add_columns(table: str, columns: Iterable[str]) -> str:
