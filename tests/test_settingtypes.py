@@ -130,3 +130,18 @@ def test_a_contact_the_user_agent_cannot_carry_is_named(contact):
         check_types(Settings({**PROJECT, "TOPIC_CONTACT": contact}))
     assert str(error.value).startswith(f"TOPIC_CONTACT={contact!r}: expected printable ASCII")
     check_types(Settings({**PROJECT, "TOPIC_CONTACT": "mailto:crawl@example.org"}))
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "expected"),
+    [
+        ("REDIS_LEASE", "0", "above 0"),  # before, tracebacks once the worker had joined
+        ("REDIS_POLL_INTERVAL", "-1", "above 0"),
+        ("TOPIC_PROGRESS_INTERVAL", "-1", ">= 0"),  # before, no progress line, no summary
+    ],
+)
+def test_an_interval_out_of_its_range_is_named(name, value, expected):
+    with pytest.raises(ConfigError) as error:
+        check_types(Settings({**PROJECT, name: value}))
+    assert str(error.value) == f"{name}={value!r}: expected a number {expected}"
+    check_types(Settings({**PROJECT, "TOPIC_PROGRESS_INTERVAL": "0"}))

@@ -58,6 +58,10 @@ _MOST = {
     "TOPIC_BLOOM_CAPACITY": 10**10,
     "TOPIC_PARTITIONS": 10**4,
 }
+#: Numbers of the project's that must be above 0 (True) or at least 0 (False): a lease or a
+#: poll of 0 or less stopped a worker with tracebacks, after it had joined its crawl; a
+#: negative progress interval turned off the progress line and the summary without a word.
+_POSITIVE = {"REDIS_LEASE": True, "REDIS_POLL_INTERVAL": True, "TOPIC_PROGRESS_INTERVAL": False}
 #: The shares among the project's numbers, from 0 to 1; those marked True neither 0 nor 1.
 #: Out of range, one gave a traceback (``TOPIC_NOISE_DISCOUNT=2.5``) or did something else
 #: without a word (``TOPIC_HUB_LINK_RATIO=-1`` stored no page).
@@ -104,6 +108,12 @@ def check_types(settings: BaseSettings) -> None:
             f"TOPIC_CONTACT={contact!r}: expected printable ASCII (an e-mail address or URL,"
             " the User-Agent carries it)"
         )
+    for name, above in _POSITIVE.items():
+        if settings.get(name) is not None and not (
+            settings.getfloat(name) > 0 if above else settings.getfloat(name) >= 0
+        ):
+            expected = "above 0" if above else ">= 0"
+            raise ConfigError(f"{name}={settings.get(name)!r}: expected a number {expected}")
     for name, open_ends in _SHARES.items():
         if settings.get(name) is None:
             continue
