@@ -58,18 +58,24 @@ _MOST = {
     "TOPIC_BLOOM_CAPACITY": 10**10,
     "TOPIC_PARTITIONS": 10**4,
 }
-#: Numbers of the project's that must be above 0 (True) or at least 0 (False): a lease or a
-#: poll of 0 or less stopped a worker with tracebacks, after it had joined its crawl; a
-#: negative progress interval turned off the progress line and the summary without a word.
-_POSITIVE = {"REDIS_LEASE": True, "REDIS_POLL_INTERVAL": True, "TOPIC_PROGRESS_INTERVAL": False}
-#: The shares among the project's numbers, from 0 to 1; those marked True neither 0 nor 1.
-#: Out of range, one gave a traceback (``TOPIC_NOISE_DISCOUNT=2.5``) or did something else
-#: without a word (``TOPIC_HUB_LINK_RATIO=-1`` stored no page).
-_SHARES = {
-    "TOPIC_NOISE_LINK_RATIO": False,
-    "TOPIC_HUB_LINK_RATIO": False,
-    "TOPIC_NOISE_DISCOUNT": False,
-    "TOPIC_BLOOM_ERROR_RATE": True,
+#: The ranges of the project's other numbers: least, most, and whether those are left out.
+#: Out of range, one gave a traceback (``TOPIC_NOISE_DISCOUNT=2.5``; ``REDIS_LEASE=0``, once
+#: the worker had joined its crawl) or did something else without a word
+#: (``TOPIC_HUB_LINK_RATIO=-1`` stored no page; ``TOPIC_PROGRESS_INTERVAL=-1`` turned the
+#: progress line and the summary off).
+_RANGES = {
+    **{
+        name: (0.0, math.inf, False)
+        for name in vars(defaults)
+        if name.startswith("TOPIC_") and name.endswith("_WEIGHT")
+    },
+    "TOPIC_PROGRESS_INTERVAL": (0.0, math.inf, False),
+    "REDIS_LEASE": (0.0, math.inf, True),
+    "REDIS_POLL_INTERVAL": (0.0, math.inf, True),
+    "TOPIC_NOISE_LINK_RATIO": (0.0, 1.0, False),
+    "TOPIC_HUB_LINK_RATIO": (0.0, 1.0, False),
+    "TOPIC_NOISE_DISCOUNT": (0.0, 1.0, False),
+    "TOPIC_BLOOM_ERROR_RATE": (0.0, 1.0, True),
 }
 
 #: Scrapy reads a setting whose default is a whole number as one (``2.5`` pages, ``16e6``
@@ -86,7 +92,8 @@ _SCRAPY_READERS = (
 def check_types(settings: BaseSettings) -> None:
     """Raise ``ConfigError`` on the first setting whose value does not read as its
     default's type: the project's own settings exactly, Scrapy's as Scrapy reads them; then
-    on a whole number of ``TOPIC_*`` or ``REDIS_*`` out of its range."""
+    on a number of the project's out of its range, and on a contact the User-Agent cannot
+    carry."""
     own = {name: value for name, value in vars(defaults).items() if name.startswith(_OWN)}
     scrapy = {
         name: float(value) if name in _SCRAPY_NUMBERS else value
@@ -99,28 +106,15 @@ def check_types(settings: BaseSettings) -> None:
     for name, default in own.items():
         if name.startswith(_RANGED) and type(default) is int and settings.get(name) is not None:
             _check_range(settings, name)
-    for name in own:
-        if name.endswith("_WEIGHT") and settings.getfloat(name, 0.0) < 0:
-            raise ConfigError(f"{name}={settings.get(name)!r}: expected a number >= 0")
+    for name, (least, most, ends_out) in _RANGES.items():
+        if settings.get(name) is not None:
+            _check_number(settings, name, least, most, ends_out)
     contact = settings.get("TOPIC_CONTACT") or ""
     if not (contact.isascii() and contact.isprintable()):
         raise ConfigError(
             f"TOPIC_CONTACT={contact!r}: expected printable ASCII (an e-mail address or URL,"
             " the User-Agent carries it)"
         )
-    for name, above in _POSITIVE.items():
-        if settings.get(name) is not None and not (
-            settings.getfloat(name) > 0 if above else settings.getfloat(name) >= 0
-        ):
-            expected = "above 0" if above else ">= 0"
-            raise ConfigError(f"{name}={settings.get(name)!r}: expected a number {expected}")
-    for name, open_ends in _SHARES.items():
-        if settings.get(name) is None:
-            continue
-        share = settings.getfloat(name)
-        if not (0 < share < 1 if open_ends else 0 <= share <= 1):
-            expected = "between 0 and 1" if open_ends else "from 0 to 1"
-            raise ConfigError(f"{name}={settings.get(name)!r}: expected a number {expected}")
 
 
 def _check(settings: BaseSettings, name: str, default: object, readers: tuple) -> None:
@@ -134,6 +128,19 @@ def _check(settings: BaseSettings, name: str, default: object, readers: tuple) -
                 continue
             return
         raise ConfigError(f"{name}={settings.get(name)!r}: expected {expected}")
+
+
+def _check_number(
+    settings: BaseSettings, name: str, least: float, most: float, ends_out: bool
+) -> None:
+    value = settings.getfloat(name)
+    if (least < value < most) if ends_out else (least <= value <= most):
+        return
+    if most == math.inf:
+        expected = f"above {least:g}" if ends_out else f">= {least:g}"
+    else:
+        expected = f"between {least:g} and {most:g}" if ends_out else f"from {least:g} to {most:g}"
+    raise ConfigError(f"{name}={settings.get(name)!r}: expected a number {expected}")
 
 
 def _check_range(settings: BaseSettings, name: str) -> None:
