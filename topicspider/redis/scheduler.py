@@ -282,16 +282,14 @@ class RedisScheduler(BaseScheduler):
             while returned is DOWN and not self._refusal and monotonic() < deadline:
                 await self._sleep(self.retry_interval)
                 returned = self._redis(self._leave)
-            if self._refusal:
-                pass
-            elif returned is DOWN:
+            if returned is DOWN and not self._refusal:
                 logger.error(
                     "Redis at %s stayed unreachable: %d links this worker found were not"
                     " saved; the requests it held go back to the frontier when its lease ends",
                     self.where,
                     self.frontier.pending,
                 )
-            elif returned:
+            elif returned is not DOWN and returned:
                 logger.info("Gave back %d requests this worker had not started", returned)
         self.df.close(reason)
 
