@@ -208,7 +208,15 @@ def decode_text_file(data: bytes) -> str:
     a misread keyword would change the topic without a word. So does a file of both, a GBK
     one with a line added in a UTF-8 editor or terminal, whose UTF-8 lines read as GBK into
     other hanzi (足球 as 瓒崇悆). UTF-16 and UTF-32 are read by their byte order mark, which
-    Notepad's "Unicode" writes."""
+    Notepad's "Unicode" writes; without one, UTF-16 is valid UTF-8 with NUL bytes, which no
+    text a person wrote has, and is refused too."""
+    text = _decoded_text_file(data)
+    if "\0" in text:
+        raise UnicodeDecodeError("utf-8", data, 0, 1, "it has NUL bytes: UTF-16, or no text")
+    return text
+
+
+def _decoded_text_file(data: bytes) -> str:
     bom_encoding, bom = read_bom(data)
     if bom_encoding and bom_encoding.startswith(("utf-16", "utf-32")):
         return data[len(bom) :].decode(bom_encoding)

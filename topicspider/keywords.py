@@ -128,9 +128,6 @@ def parse_keyword_file(path: Traversable) -> KeywordVector:
     except UnicodeDecodeError as exc:
         message = f"{path}: keyword file is neither UTF-8 nor GBK ({exc.reason})"
         raise KeywordError(message) from None
-    if "\0" in content:  # valid UTF-8, but no text a person wrote
-        reason = "it has NUL bytes: UTF-16, or no text"
-        raise KeywordError(f"{path}: keyword file is neither UTF-8 nor GBK ({reason})")
     other = gbk_reading(data)
     try:
         weights = _file_weights(path, content)

@@ -57,9 +57,6 @@ def load_seeds(spec: str | None) -> list[str]:
             raise SeedError(f"{spec}: seed file is neither UTF-8 nor GBK ({exc.reason})") from None
         except (OSError, ValueError, RuntimeError) as exc:  # a NUL in the name, ~name of no user
             raise SeedError(f"{spec}: cannot read seed file: {exc}") from None
-        if "\0" in content:  # valid UTF-8, but no text a person wrote
-            reason = "it has NUL bytes: UTF-16, or no text"
-            raise SeedError(f"{spec}: seed file is neither UTF-8 nor GBK ({reason})")
         seeds = [
             _check(url, f"{path}, line {lineno}")
             for lineno, line in enumerate(editor_lines(content), start=1)
