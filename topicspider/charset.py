@@ -184,7 +184,7 @@ def undecoded(argument: str) -> bool:
     """Whether a command-line argument holds bytes the locale's encoding (UTF-8) could not
     decode, which Python keeps as lone surrogates: GBK text typed or scripted under a
     UTF-8 locale."""
-    return any("\udc80" <= char <= "\udcff" for char in argument)
+    return _ESCAPED_BYTES.search(argument) is not None
 
 
 def readable(text: str) -> str:
