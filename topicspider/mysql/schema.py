@@ -246,15 +246,12 @@ def create_tables(cursor: Cursor) -> None:
         " ORDER BY TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX",
         (tuple(TABLES),),
     )
-    unique: dict[tuple[str, str], tuple[str, ...]] = {}
+    unique: dict[tuple[str, str], list[str]] = {}
     for table, index, column in cursor.fetchall():
-        unique[table.lower(), index] = (*unique.get((table.lower(), index), ()), column.lower())
+        unique.setdefault((table.lower(), index), []).append(column.lower())
+    keyed = {(table, tuple(key_columns)) for (table, _), key_columns in unique.items()}
     keys = {
-        name: [
-            key
-            for key, key_columns in unique_keys(name).items()
-            if key_columns not in {cols for (table, _), cols in unique.items() if table == name}
-        ]
+        name: [key for key, wanted in unique_keys(name).items() if (name, wanted) not in keyed]
         for name in TABLES
     }
     missing = {table: names for table, names in missing.items() if names}
