@@ -502,9 +502,7 @@ class DiskQueue:
             (slot, -score_of(request), data, seq),
         )
         if queued_in != slot:
-            self._counts[queued_in] -= 1
-            if not self._counts[queued_in]:
-                del self._counts[queued_in]
+            self._uncount(queued_in)
             self._counts[slot] = self._counts.get(slot, 0) + 1
             self._tops.pop(queued_in, None)
         self._moved(slot, (-score_of(request), seq))
@@ -529,6 +527,12 @@ class DiskQueue:
         self._counts[slot] = self._counts.get(slot, 0) + 1
         self._length += 1
         self._moved(slot, (-score_of(request), seq))
+
+    def _uncount(self, slot: str) -> None:
+        """One request fewer queued in ``slot``; a slot with none is no slot to peek."""
+        self._counts[slot] -= 1
+        if not self._counts[slot]:
+            del self._counts[slot]
 
     def _dumps(self, request: Request) -> bytes:
         """``ValueError`` for a request that does not pickle, as Scrapy's disk queues say
@@ -564,10 +568,8 @@ class DiskQueue:
             ).fetchone()
             self._db.execute("UPDATE frontier SET taken = 1 WHERE seq = ?", (top[1],))
         del self._tops[slot]
-        self._counts[slot] -= 1
+        self._uncount(slot)
         self._length -= 1
-        if not self._counts[slot]:
-            del self._counts[slot]
         request = request_from_dict(pickle.loads(data), spider=self.crawler.spider)
         self._taken[top[1]] = request
         return request
