@@ -717,6 +717,52 @@ def test_a_table_an_older_version_made_stops_the_crawl_with_the_fix_in_one_line(
     )
 
 
+def writer_account(mariadb: MariaDB, mysql_url: str, password: str) -> str:
+    """The URL of an account that may read and write ``mysql_url``'s database, not create."""
+    database = mysql_url.rsplit("/", 1)[1]
+    user = f"w_{database[-12:]}"
+    with closing(mariadb.admin()) as connection, connection.cursor() as cursor:
+        cursor.execute("CREATE USER %s@'127.0.0.1' IDENTIFIED BY %s", (user, password))
+        cursor.execute(f"GRANT SELECT, INSERT, UPDATE ON `{database}`.* TO %s@'127.0.0.1'", (user,))
+    return mysql_url.replace(f"{mariadb.user}:", f"{user}:", 1)
+
+
+def test_an_account_without_create_writes_into_tables_that_exist(
+    site, site_url, tmp_path, mysql_url, mariadb, mysql_password
+):
+    """Before, ``CREATE TABLE IF NOT EXISTS`` was refused such an account (1142) even for
+    tables that exist, and the crawl did not start."""
+    writer = writer_account(mariadb, mysql_url, mysql_password)
+    result = scrapy(
+        *crawl_command(site, site_url, tmp_path / "1"), env={"TOPICSPIDER_MYSQL_URL": writer}
+    )
+    assert result.returncode == 1
+    [error] = [line for line in result.stderr.splitlines() if "ERROR" in line]
+    assert error.endswith(
+        "this account may not create the missing tables pages and links: grant it CREATE on"
+        " the database, or run one crawl as an account that may (once they exist the crawl"
+        " needs SELECT, INSERT and UPDATE); the crawl does not start"
+    )
+    assert_no_secret(writer, result.stdout, result.stderr)
+
+    for statement in schema.CREATE_TABLES:
+        query(mysql_url, statement)
+    result = scrapy(
+        *crawl_command(site, site_url, tmp_path / "2"), env={"TOPICSPIDER_MYSQL_URL": writer}
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    index = assert_rows_equal_index(writer, tmp_path / "2" / "pages")
+    assert stats_from(result.stderr)["mysql/stored"] == len(index) > 0
+
+    replayed = scrapy(
+        "mysql-replay",
+        "-s",
+        f"MYSQL_SPOOL_DIR={tmp_path / '2' / 'spool'}",
+        env={"TOPICSPIDER_MYSQL_URL": writer},
+    )
+    assert replayed.returncode == 0, replayed.stderr
+
+
 def test_a_table_without_its_unique_key_is_no_table_to_write_into(tmp_path, mysql_url):
     """Without ``url_hash``'s unique key every write adds a row. Before, the line said to
     add the column only, and the crawl then wrote each page as often as it stored it."""

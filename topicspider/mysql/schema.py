@@ -173,10 +173,27 @@ TABLES = {
 
 
 class SchemaError(TopicSpiderError):
+    """Tables the crawl cannot write into; the message says what to do."""
+
+
+class CreateDenied(SchemaError):
+    """Tables missing that the account may not create. Without this a MySQL error about
+    ``CREATE`` said nothing of what the crawl needs."""
+
+    def __init__(self, tables: Iterable[str]) -> None:
+        tables = list(tables)
+        super().__init__(
+            f"this account may not create the missing table{'s' * (len(tables) > 1)}"
+            f" {' and '.join(tables)}: grant it CREATE on the database, or run one crawl as"
+            " an account that may (once they exist the crawl needs SELECT, INSERT and UPDATE)"
+        )
+
+
+class OlderTables(SchemaError):
     """Tables made by an older version, or by hand, that the upserts cannot use: a column
     they write missing (every write would fail, and be retried, as if the database were
     away), a unique key they rely on missing (every write would add a row), a column they
-    leave out that takes no default (every row refused). The message says what to do."""
+    leave out that takes no default (every row refused)."""
 
     def __init__(
         self,
@@ -215,11 +232,28 @@ class SchemaError(TopicSpiderError):
 
 
 def create_tables(cursor: Cursor) -> None:
-    """Create the tables that do not exist; raise :class:`SchemaError` if one that does
+    """Create the tables that do not exist; raise :class:`OlderTables` if one that does
     lacks a column the upserts write or a unique key they rely on, or has a column they
-    leave out that takes no default."""
-    for statement in CREATE_TABLES:
-        cursor.execute(statement)
+    leave out that takes no default.
+
+    Only a missing table is created: an account that may write but not ``CREATE`` (a
+    database's owner made the tables) is refused ``CREATE TABLE IF NOT EXISTS`` even for a
+    table that exists."""
+    cursor.execute(
+        "SELECT TABLE_NAME FROM information_schema.TABLES"
+        " WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN %s",
+        (tuple(TABLES),),
+    )
+    existing = {table.lower() for (table,) in cursor.fetchall()}
+    absent = [name for name in TABLES if name not in existing]
+    try:
+        for name, statement in zip(TABLES, CREATE_TABLES, strict=True):
+            if name in absent:
+                cursor.execute(statement)
+    except pymysql.MySQLError as exc:
+        if exc.args[0] == ER.TABLEACCESS_DENIED_ERROR:
+            raise CreateDenied(absent) from exc
+        raise
     cursor.execute(
         "SELECT TABLE_NAME, COLUMN_NAME, IS_NULLABLE, COLUMN_DEFAULT, EXTRA"
         " FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN %s",
@@ -257,7 +291,7 @@ def create_tables(cursor: Cursor) -> None:
     missing = {table: names for table, names in missing.items() if names}
     keys = {table: names for table, names in keys.items() if names}
     if missing or keys or unfilled:
-        raise SchemaError(missing, keys, unfilled)
+        raise OlderTables(missing, keys, unfilled)
 
 
 def unique_keys(table: str) -> dict[str, tuple[str, ...]]:
