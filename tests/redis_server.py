@@ -12,7 +12,9 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
+from contextlib import suppress
 from itertools import count
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -22,7 +24,7 @@ from scrapy.settings import Settings
 
 from topicspider.redis.connection import get_client
 
-__all__ = ["RedisServer", "leased_paths", "new_crawl", "request_path"]
+__all__ = ["LossyLink", "RedisServer", "leased_paths", "new_crawl", "request_path"]
 
 _crawls = count()
 
@@ -124,3 +126,51 @@ class RedisServer:
             self.process.send_signal(sig)
             self.process.wait(20)
         self.process = None
+
+
+class LossyLink:
+    """A TCP link on 127.0.0.1 to a Redis, which can lose the answer to the next scripts a
+    client sends: Redis runs them, the client never hears (a slow or broken link)."""
+
+    def __init__(self, server: RedisServer) -> None:
+        self.server = server
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.lose_next = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def close(self) -> None:
+        self.listener.close()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:  # closed
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.server.port))
+            lost = threading.Event()
+            for source, target in ((client, upstream), (upstream, client)):
+                threading.Thread(
+                    target=self._forward, args=(source, target, lost), daemon=True
+                ).start()
+
+    def _forward(self, source: socket.socket, target: socket.socket, lost: threading.Event) -> None:
+        to_redis = target.getpeername()[1] == self.server.port
+        try:
+            while data := source.recv(65536):
+                if to_redis and b"EVALSHA" in data and self.lose_next.is_set():
+                    self.lose_next.clear()
+                    lost.set()
+                if to_redis or not lost.is_set():
+                    target.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for end in (source, target):
+                with suppress(OSError):
+                    end.shutdown(socket.SHUT_RDWR)

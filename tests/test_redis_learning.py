@@ -5,8 +5,11 @@ from __future__ import annotations
 import logging
 
 import numpy as np
-from redis_server import new_crawl
+import pytest
+from redis_server import LossyLink, new_crawl
+from scrapy.settings import Settings
 
+from topicspider.redis.connection import get_client
 from topicspider.redis.learning import LearningSync
 from topicspider.redis.mix import SharedBestFirst
 from topicspider.redis.patterns import SharedPatternStats
@@ -62,7 +65,7 @@ def test_what_is_learned_while_redis_is_away_is_sent_once_when_it_is_back(redis_
     first.sync.sync()
     client = redis_server.client()
     assert client.hget(first.patterns.keys[0], JUNK) == b"30", "sent once"
-    assert float(client.hget(first.mix.key, "pages")) == 30
+    assert float(client.hget(first.mix.keys[0], "pages")) == 30
     assert np.allclose(first.mix.weights, learned)
 
 
@@ -74,7 +77,7 @@ def test_closing_sends_what_was_learned_since_the_last_sync(redis_server):
     first.sync.close()
     second.sync.sync()
     assert max(second.threshold.best) == 0.3
-    assert float(redis_server.client().hget(second.mix.key, "pages")) == 1
+    assert float(redis_server.client().hget(second.mix.keys[0], "pages")) == 1
 
 
 def test_a_crawl_gone_from_redis_is_not_made_again_by_what_its_workers_learn(redis_server):
@@ -91,3 +94,31 @@ def test_a_crawl_gone_from_redis_is_not_made_again_by_what_its_workers_learn(red
     worker.sync.sync()
     assert client.keys(f"{prefix}:*") == []
     assert max(worker.threshold.best) == 0.5, "it goes on learning from its own pages"
+
+
+def test_a_sync_whose_answer_was_lost_is_counted_once(redis_server, caplog):
+    """Redis ran the sync but its answer was lost on the way: the worker took it for an
+    outage and sent it again. Before, those pages were counted twice in the template
+    yields, the link-score mix and the best pages."""
+    _, prefix = new_crawl(redis_server)
+    link = LossyLink(redis_server)
+    settings = Settings({"REDIS_URL": link.url, "REDIS_PARAMS": {"socket_timeout": 0.3}})
+    worker = Worker(get_client(settings), prefix)
+    admin = redis_server.client()
+    for relevance in (0.3, 0.4, 0.5):
+        worker.judge(relevance, (relevance, 0.2, 0.0, 0.0))
+    link.lose_next.set()
+    with caplog.at_level(logging.WARNING):
+        worker.sync.sync()
+    assert "learned from this worker's pages alone until it is back" in caplog.text
+    assert admin.hget(worker.patterns.keys[0], JUNK) == b"3", "Redis ran it"
+    for relevance in (0.9, 0.2):  # one learned while the answer was lost, one after
+        worker.judge(relevance, (relevance, 0.2, 0.0, 0.0))
+        worker.sync.sync()
+    link.close()
+
+    assert admin.hget(worker.patterns.keys[0], JUNK) == b"5"
+    assert float(admin.hget(worker.mix.keys[0], "pages")) == 5
+    best = [score for _, score in admin.zrange(worker.threshold.key, 0, -1, withscores=True)]
+    assert best == pytest.approx([0.2, 0.3, 0.4, 0.5, 0.9])
+    assert worker.mix._correlation.n == 5, "its own view holds each page once"

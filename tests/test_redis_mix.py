@@ -39,7 +39,7 @@ def test_every_worker_scores_links_with_the_mix_learned_from_all_pages(redis_ser
     assert np.allclose(second.weights, alone.weights)
     assert not np.allclose(first_only, alone.weights), "40 of 60 pages weigh less than 60"
     assert alone.weights[1] > alone.weights[0], "the parent's term gained on the anchor's"
-    assert float(redis_server.client().hget(first.key, "pages")) == 60
+    assert float(redis_server.client().hget(first.keys[0], "pages")) == 60
 
 
 def test_a_worker_that_judged_nothing_yet_takes_the_crawls_mix(redis_server):

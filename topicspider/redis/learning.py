@@ -8,6 +8,8 @@ trip per page.
 
 from __future__ import annotations
 
+import os
+from itertools import count
 from typing import TYPE_CHECKING, Any
 
 from twisted.internet import task
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
     from redis import Redis
     from redis.client import Pipeline
 
-__all__ = ["Learner", "LearningSync"]
+__all__ = ["Learner", "LearningSync", "Outbox"]
 
 #: Seconds between a worker's syncs of what it learned with the crawl.
 SYNC_INTERVAL = 1.0
@@ -41,6 +43,43 @@ class Learner:
     def receive(self, reply: Any) -> None:
         """The crawl's view, which now holds what was sent."""
         raise NotImplementedError
+
+
+class Outbox:
+    """A learner's counts as sent to the crawl: numbered, and held until answered.
+
+    A sync whose answer is lost after Redis ran it looks like an outage. What it sent is
+    held and sent again, each section with its number, and the script adds only the
+    sections it has not added (``_SECTIONS`` in :mod:`topicspider.redis.scripts`); what is
+    learned meanwhile goes in a section of its own. Before, it was sent again merged with
+    what came after, and counted twice.
+    """
+
+    def __init__(self) -> None:
+        self.sender = os.urandom(6).hex()
+        self._numbers = count(1)
+        self._held: list[list[Any]] = []
+
+    @property
+    def holding(self) -> bool:
+        return bool(self._held)
+
+    def add(self, values: list[Any]) -> None:
+        if values:
+            self._held.append([next(self._numbers), len(values), *values])
+
+    @property
+    def args(self) -> list[Any]:
+        """The script's ARGV: the sender, then each section's number, length and values."""
+        return [self.sender, *(x for section in self._held for x in section)]
+
+    @property
+    def values(self) -> list[Any]:
+        """The values of every section held, in order."""
+        return [x for section in self._held for x in section[2:]]
+
+    def answered(self) -> None:
+        self._held.clear()
 
 
 class LearningSync:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from topicspider.redis.learning import Learner
+from topicspider.redis.learning import Learner, Outbox
 from topicspider.redis.scripts import ADD_MOMENTS
 from topicspider.relevance import FEATURES, BestFirst, Correlation
 
@@ -35,7 +35,8 @@ class SharedBestFirst(Learner, BestFirst):
     :mod:`topicspider.redis.scripts`): the workers score links alike, and ``warmup`` counts
     the crawl's pages, not each worker's.
 
-    A sync adds the sums of the pages judged since the last one and takes back the crawl's.
+    A sync adds the sums of the pages judged since the last one (or, its answer lost, the
+    same sums again, added once) and takes back the crawl's.
     The configured weights, the prior, are each worker's.
     """
 
@@ -45,10 +46,10 @@ class SharedBestFirst(Learner, BestFirst):
         self, server: Redis, prefix: str, weights: dict[str, float], **options: Any
     ) -> None:
         BestFirst.__init__(self, weights, adaptive=True, **options)
-        self.key = f"{prefix}:moments"
-        self.meta = f"{prefix}:meta"
+        self.keys = [f"{prefix}:moments", f"{prefix}:synced", f"{prefix}:meta"]
         self._script = server.register_script(ADD_MOMENTS)
         self._unsent = Correlation(len(FEATURES))
+        self._outbox = Outbox()
 
     @classmethod
     def like(cls, strategy: BestFirst, server: Redis, prefix: str) -> Self:
@@ -67,13 +68,17 @@ class SharedBestFirst(Learner, BestFirst):
             self._unsent.add(np.asarray(features), relevance)
 
     def send(self, pipe: Pipeline) -> bool:
-        added = self._unsent.moments().tolist()
-        args = [x for name, value in zip(MOMENTS, added, strict=True) for x in (name, repr(value))]
-        self._script(keys=[self.key, self.meta], args=args, client=pipe)
+        if self._unsent.n:
+            added = self._unsent.moments().tolist()
+            self._outbox.add([x for pair in zip(MOMENTS, added, strict=True) for x in pair])
+            self._unsent = Correlation(len(FEATURES))
+        self._script(keys=self.keys, args=self._outbox.args, client=pipe)
         return True
 
     def receive(self, reply: list[bytes]) -> None:
-        self._unsent = Correlation(len(FEATURES))
-        self._correlation.set_moments(np.array([float(total) for total in reply]))
+        self._outbox.answered()
+        totals = dict(zip(reply[::2], reply[1::2], strict=True))
+        crawl = [float(totals.get(name.encode(), 0)) for name in MOMENTS]
+        self._correlation.set_moments(np.array(crawl))
         if self._correlation.n:
             self._reweigh()

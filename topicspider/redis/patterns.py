@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from topicspider.redis.learning import Learner
+from topicspider.redis.learning import Learner, Outbox
 from topicspider.redis.scripts import SYNC_TEMPLATES
 from topicspider.urlpatterns import PatternStats
 
@@ -21,19 +21,24 @@ class SharedPatternStats(Learner, PatternStats):
     for every worker, not after 30 fetches of each, and a template's yield is learned from
     every worker's pages.
 
-    A sync sends the counts made since the last one and takes back the crawl's totals of
-    the templates counted or looked up since.
+    A sync sends the counts made since the last one (or, its answer lost, the same batch
+    again) and takes back the crawl's totals of the templates counted or looked up since.
     """
 
     what = "URL-template yields"
 
     def __init__(self, server: Redis, prefix: str) -> None:
         PatternStats.__init__(self)
-        self.keys = [f"{prefix}:fetched", f"{prefix}:on_topic", f"{prefix}:meta"]
+        self.keys = [
+            f"{prefix}:fetched",
+            f"{prefix}:on_topic",
+            f"{prefix}:synced",
+            f"{prefix}:meta",
+        ]
         self._script = server.register_script(SYNC_TEMPLATES)
+        self._outbox = Outbox()
         self._unsent: dict[str, list[int]] = {}
         self._looked_up: set[str] = set()
-        self._sent: list[str] = []
 
     def record(self, key: str, accepted: bool) -> None:
         super().record(key, accepted)
@@ -50,16 +55,19 @@ class SharedPatternStats(Learner, PatternStats):
         return super().is_barren(key)
 
     def send(self, pipe: Pipeline) -> bool:
-        self._sent = [*self._unsent, *(self._looked_up - self._unsent.keys())]
-        if not self._sent:
+        counted = [*self._unsent, *(self._looked_up - self._unsent.keys())]
+        counts = [(template, *self._unsent.get(template, (0, 0))) for template in counted]
+        self._outbox.add([x for count in counts for x in count])
+        self._unsent.clear()
+        self._looked_up.clear()
+        if not self._outbox.holding:
             return False
-        counts = [(template, *self._unsent.get(template, (0, 0))) for template in self._sent]
-        self._script(keys=self.keys, args=[x for count in counts for x in count], client=pipe)
+        self._script(keys=self.keys, args=self._outbox.args, client=pipe)
         return True
 
     def receive(self, reply: list[int]) -> None:
-        self._unsent.clear()
-        self._looked_up.clear()
-        for template, fetched, on_topic in zip(self._sent, reply[::2], reply[1::2], strict=True):
+        sent = self._outbox.values[::3]
+        self._outbox.answered()
+        for template, fetched, on_topic in zip(sent, reply[::2], reply[1::2], strict=True):
             if fetched:
                 self.set_counts(template, fetched, on_topic)

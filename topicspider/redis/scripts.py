@@ -45,6 +45,9 @@ Keys, under the crawl's prefix ``P`` (``topicspider:<crawl id>``):
 ``P:simhash:<k>``      hash       ``<block number>:<block>`` → the 8-byte SimHashes of the stored
                                   pages with that block, for ``TOPIC_DUPLICATE_DISTANCE=k``
                                   (:mod:`topicspider.redis.simhashes`)
+``P:synced``           hash       a learner of a worker → the number of its last section of counts
+                                  added, so that one sent again is added once
+                                  (:class:`topicspider.redis.learning.Outbox`)
 ``P:dropped``          set        ``host \t key=value``: the query parameters a worker learned
                                   change nothing on a host (:mod:`topicspider.redis.parameters`)
 =====================  =========  ==============================================================
@@ -551,21 +554,44 @@ return nil
 """
 )
 
+#: What a learner of a worker sends is numbered sections of counts, held and sent again
+#: until answered (:class:`topicspider.redis.learning.Outbox`): a section whose number is
+#: not above the last this sender had added was added before (its answer lost on the way
+#: back) and is not added again. ``KEYS[#KEYS - 1]`` is ``P:synced`` (sender → last number
+#: added). ARGV: sender, then for each section its number, its count of values, the values.
+#: Gives ``sections``: {first value, last value, whether to add}.
+_SECTIONS = r"""
+local synced, sender = KEYS[#KEYS - 1], ARGV[1]
+local last = tonumber(redis.call('HGET', synced, sender) or '0')
+local sections, newest = {}, last
+local i = 2
+while i <= #ARGV do
+  local number, length = tonumber(ARGV[i]), tonumber(ARGV[i + 1])
+  sections[#sections + 1] = {i + 2, i + 1 + length, number > last}
+  newest = math.max(newest, number)
+  i = i + 2 + length
+end
+if newest > last then redis.call('HSET', synced, sender, newest) end
+"""
+
 #: Add a worker's counts of URL templates since its last sync to the crawl's, and return the
-#: crawl's. KEYS: ``P:fetched``, ``P:on_topic``, ``P:meta``. ARGV: template, fetched, on
-#: topic, ... (0, 0 for a template only looked at). Returns fetched, on topic, ... in the
-#: same order.
+#: crawl's. KEYS: ``P:fetched``, ``P:on_topic``, ``P:synced``, ``P:meta``. ARGV: sections
+#: (see ``_SECTIONS``) of template, fetched, on topic, ... (0, 0 for a template only looked
+#: at). Returns fetched, on topic, ... of each template in the order sent.
 SYNC_TEMPLATES = (
     _UNLESS_GONE
+    + _SECTIONS
     + r"""
 local out = {}
-for i = 1, #ARGV, 3 do
-  for k = 1, 2 do
-    local added = tonumber(ARGV[i + k])
-    if added > 0 then
-      out[#out + 1] = redis.call('HINCRBY', KEYS[k], ARGV[i], added)
-    else
-      out[#out + 1] = tonumber(redis.call('HGET', KEYS[k], ARGV[i]) or '0')
+for _, section in ipairs(sections) do
+  for j = section[1], section[2], 3 do
+    for k = 1, 2 do
+      local added = tonumber(ARGV[j + k])
+      if section[3] and added > 0 then
+        out[#out + 1] = redis.call('HINCRBY', KEYS[k], ARGV[j], added)
+      else
+        out[#out + 1] = tonumber(redis.call('HGET', KEYS[k], ARGV[j]) or '0')
+      end
     end
   end
 end
@@ -601,16 +627,20 @@ return out
 """
 )
 
-#: Add a worker's sums (ARGV: field, amount pairs) to the crawl's; return the crawl's, in
-#: the same order. Floats stay strings: a number returned from Lua would lose its fraction.
-#: KEYS: ``P:moments``, ``P:meta``.
+#: Add a worker's sums (sections, see ``_SECTIONS``, of field, amount pairs) to the
+#: crawl's; return the crawl's, field, total, .... Floats stay strings: a number returned
+#: from Lua would lose its fraction. KEYS: ``P:moments``, ``P:synced``, ``P:meta``.
 ADD_MOMENTS = (
     _UNLESS_GONE
+    + _SECTIONS
     + r"""
-local out = {}
-for i = 1, #ARGV, 2 do
-  out[#out + 1] = redis.call('HINCRBYFLOAT', KEYS[1], ARGV[i], ARGV[i + 1])
+for _, section in ipairs(sections) do
+  if section[3] then
+    for j = section[1], section[2], 2 do
+      redis.call('HINCRBYFLOAT', KEYS[1], ARGV[j], ARGV[j + 1])
+    end
+  end
 end
-return out
+return redis.call('HGETALL', KEYS[1])
 """
 )

@@ -40,8 +40,9 @@ class SharedAdaptiveThreshold(Learner, AdaptiveThreshold):
         self.key = f"{prefix}:best:{top}"
         self.meta = f"{prefix}:meta"
         self._script = server.register_script(MERGE_BEST)
-        self._unsent: list[float] = []
-        # Members of the sorted set: unique across workers, so equal relevances all count.
+        # Each with its member of the sorted set: unique across workers, so equal relevances
+        # all count, and the same on a resend (its answer lost), so a page counts once.
+        self._unsent: list[tuple[float, str]] = []
         self._members = (f"{os.urandom(6).hex()}:{n}" for n in count())
 
     @classmethod
@@ -52,12 +53,12 @@ class SharedAdaptiveThreshold(Learner, AdaptiveThreshold):
 
     def observe(self, relevance: float) -> None:
         if relevance > self.best[0]:
-            self._unsent.append(relevance)
+            self._unsent.append((relevance, next(self._members)))
         super().observe(relevance)
 
     def send(self, pipe: Pipeline) -> bool:
         best = heapq.nlargest(self.top, self._unsent)
-        args = [x for relevance in best for x in (repr(relevance), next(self._members))]
+        args = [x for relevance, member in best for x in (repr(relevance), member)]
         self._script(keys=[self.key, self.meta], args=[self.top, *args], client=pipe)
         return True
 
