@@ -138,6 +138,7 @@ def test_a_contact_the_user_agent_cannot_carry_is_named(contact):
         ("REDIS_LEASE", "0", "above 0"),  # before, tracebacks once the worker had joined
         ("REDIS_POLL_INTERVAL", "-1", "above 0"),
         ("TOPIC_PROGRESS_INTERVAL", "-1", ">= 0"),  # before, no progress line, no summary
+        ("TOPIC_ANALYSIS_TIMEOUT", "-1", ">= 0"),
     ],
 )
 def test_an_interval_out_of_its_range_is_named(name, value, expected):

@@ -125,6 +125,49 @@ def test_a_worker_killed_with_a_page_in_hand_loses_nothing(site, site_url, seria
     assert sorted(stored) == sorted(paths(row for row in rows if row["accepted"]))
 
 
+def crawl_with(tmp_path: Path, sitecustomize: str, culprit: str, *settings: str):
+    """Crawl a home page linking to ``culprit`` and eight football articles, with a
+    ``sitecustomize`` on the path of every process of the crawl."""
+    article = page("足球比赛", f"<p>{'昨晚的足球比赛非常精彩，主队连进两球锁定胜局。' * 3}</p>")
+    links = f'<a href="/{culprit}">足球比赛</a>' + "".join(
+        f'<p><a href="/a{n}.html">足球比赛报道{n}</a></p>' for n in range(1, 9)
+    )
+
+    class Site(Handler):
+        def do_GET(self) -> None:
+            if self.path == "/robots.txt":
+                self.send(b"", status=404)
+            elif self.path == "/":
+                self.send(page("足球比赛首页", links).encode())
+            else:
+                self.send(article.encode())
+
+    (tmp_path / "custom").mkdir()
+    (tmp_path / "custom" / "sitecustomize.py").write_text(sitecustomize)
+    out = tmp_path / "out"
+    with serving(Site) as url:
+        crawl = subprocess.run(
+            [
+                *SCRAPY,
+                *topic_args(
+                    f"{url}/",
+                    "足球:3,比赛:2",
+                    f"TOPIC_PAGES_DIR={out / 'pages'}",
+                    f"TOPIC_FETCH_LOG={out / 'fetch.jsonl'}",
+                    "TOPIC_DUPLICATE_DISTANCE=-1",  # the articles are alike
+                    "CONCURRENT_REQUESTS_PER_DOMAIN=8",
+                    *settings,
+                ),
+            ],
+            cwd=ROOT,
+            env={**SCRAPY_ENV, "PYTHONPATH": f"{tmp_path / 'custom'}{os.pathsep}{ROOT}"},
+            capture_output=True,
+            text=True,
+            timeout=240,
+        )
+    return url, crawl.returncode, crawl.stderr, paths(read_jsonl(out / "pages" / "index.jsonl"))
+
+
 #: Loaded by every Python process of the crawl it is on the path of: its analysis worker,
 #: handed the poisoned page, dies a second later, as one the kernel's OOM killer stops.
 POISON = """
@@ -145,48 +188,37 @@ def test_a_page_that_kills_two_workers_fails_alone(tmp_path):
     """The pages waiting behind it in the worker's hands go to the next worker with their
     try intact. Before, each of them had used one, and those behind it again when it killed
     the second worker failed with it: on-topic pages lost."""
-    article = page("足球比赛", f"<p>{'昨晚的足球比赛非常精彩，主队连进两球锁定胜局。' * 3}</p>")
-    links = '<a href="/poison.html">足球比赛</a>' + "".join(
-        f'<p><a href="/a{n}.html">足球比赛报道{n}</a></p>' for n in range(1, 9)
-    )
-
-    class Site(Handler):
-        def do_GET(self) -> None:
-            if self.path == "/robots.txt":
-                self.send(b"", status=404)
-            elif self.path == "/":
-                self.send(page("足球比赛首页", links).encode())
-            else:
-                self.send(article.encode())
-
-    (tmp_path / "poison").mkdir()
-    (tmp_path / "poison" / "sitecustomize.py").write_text(POISON)
-    out = tmp_path / "out"
-    with serving(Site) as url:
-        crawl = subprocess.run(
-            [
-                *SCRAPY,
-                *topic_args(
-                    f"{url}/",
-                    "足球:3,比赛:2",
-                    f"TOPIC_PAGES_DIR={out / 'pages'}",
-                    f"TOPIC_FETCH_LOG={out / 'fetch.jsonl'}",
-                    "TOPIC_DUPLICATE_DISTANCE=-1",  # the articles are alike
-                    "CONCURRENT_REQUESTS_PER_DOMAIN=8",
-                ),
-            ],
-            cwd=ROOT,
-            env={**SCRAPY_ENV, "PYTHONPATH": f"{tmp_path / 'poison'}{os.pathsep}{ROOT}"},
-            capture_output=True,
-            text=True,
-            timeout=240,
-        )
-    log = crawl.stderr
-    assert crawl.returncode == 0, log[-3000:]
+    url, returncode, log, stored = crawl_with(tmp_path, POISON, "poison.html")
+    assert returncode == 0, log[-3000:]
     assert log.count("An analysis worker died analyzing") == 1
     assert f"Could not analyze {url}/poison.html" in log
     assert "'topic/skipped/analysis_failed': 1," in log
-    stored = paths(read_jsonl(out / "pages" / "index.jsonl"))
+    assert {f"/a{n}.html" for n in range(1, 9)} <= set(stored)
+
+
+#: As POISON, but the worker handed the page never finishes it.
+HANG = """
+import time
+import topicspider.analysis as analysis
+
+def analyze(self, url, *args, _analyze=analysis.Analyzer.analyze, **kwargs):
+    if "hang" in url:
+        time.sleep(3600)
+    return _analyze(self, url, *args, **kwargs)
+
+analysis.Analyzer.analyze = analyze
+"""
+
+
+def test_a_page_a_worker_never_finishes_fails_alone_at_the_timeout(tmp_path):
+    """Before, the worker was waited on for good: the crawl never ended."""
+    url, returncode, log, stored = crawl_with(
+        tmp_path, HANG, "hang.html", "TOPIC_ANALYSIS_TIMEOUT=3"
+    )
+    assert returncode == 0, log[-3000:]
+    assert log.count("The analysis worker took over 3 s on one request; killing it") == 1
+    assert f"Could not analyze {url}/hang.html: the analysis worker took over 3 s on it" in log
+    assert "'topic/skipped/analysis_failed': 1," in log
     assert {f"/a{n}.html" for n in range(1, 9)} <= set(stored)
 
 

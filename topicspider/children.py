@@ -29,9 +29,10 @@ from topicspider.frames import CRAWL_SIGNALS, HEADER, frame
 if TYPE_CHECKING:
     from typing import Self
 
+    from twisted.internet.interfaces import IDelayedCall
     from twisted.python.failure import Failure
 
-__all__ = ["Child", "ChildDied", "ChildFailed"]
+__all__ = ["Child", "ChildDied", "ChildFailed", "ChildTimedOut"]
 
 logger = logging.getLogger(__name__)
 
@@ -53,18 +54,34 @@ class ChildDied(Exception):
         self.culprit = culprit
 
 
+class ChildTimedOut(ChildDied):
+    """The child was killed for taking longer than its timeout over one request, the
+    culprit: another child would most likely take as long."""
+
+
 class Child(ProcessProtocol):
     """One child process, seen from the reactor: :meth:`call` sends a request and returns
-    a Deferred for its answer."""
+    a Deferred for its answer.
 
-    def __init__(self, name: str, on_lost: Callable[[Child], None] | None = None) -> None:
+    With a ``timeout`` (seconds), a child that has not answered the request it is handling
+    that long after it could start on it is killed: that request fails with
+    :class:`ChildTimedOut`, the others with :class:`ChildDied` (not the culprit). Without
+    it, a request it never finishes would hold up every one behind it for good.
+    """
+
+    def __init__(
+        self, name: str, on_lost: Callable[[Child], None] | None = None, timeout: float = 0
+    ) -> None:
         self.name = name
         self.on_lost = on_lost
+        self.timeout = timeout
         self.pending: dict[int, Deferred[Any]] = {}
         self.ended: Deferred[None] = Deferred()
         self._buffer = bytearray()
         self._numbers = itertools.count()
         self._gone = False
+        self._deadline: IDelayedCall | None = None
+        self._timed_out = False
 
     @classmethod
     def spawn(
@@ -73,11 +90,12 @@ class Child(ProcessProtocol):
         arguments: Any,
         name: str,
         on_lost: Callable[[Child], None] | None = None,
+        timeout: float = 0,
     ) -> Self:
         """Start ``python -m module``; ``arguments`` is its first message (see :func:`serve`)."""
         from twisted.internet import reactor
 
-        child = cls(name, on_lost)
+        child = cls(name, on_lost, timeout)
         # The crawl's own import path: under scrapyd the project is an egg on it.
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
         with _crawl_signals_blocked():
@@ -94,7 +112,28 @@ class Child(ProcessProtocol):
         answer: Deferred[Any] = Deferred()
         self.pending[number] = answer
         self._send((number, request))
+        if len(self.pending) == 1:
+            self._start_clock()
         return answer
+
+    def _start_clock(self) -> None:
+        """Time the oldest request in hand, the one the child is on (it answers in order)."""
+        from twisted.internet import reactor
+
+        if self._deadline is not None and self._deadline.active():
+            self._deadline.cancel()
+        self._deadline = None
+        if self.timeout and self.pending and not self._gone:
+            self._deadline = reactor.callLater(self.timeout, self._time_out)  # type: ignore[attr-defined]
+
+    def _time_out(self) -> None:
+        self._deadline = None
+        if self.transport is not None and not self._gone:
+            logger.warning(
+                "The %s took over %g s on one request; killing it", self.name, self.timeout
+            )
+            self._timed_out = True
+            self.transport.signalProcess("KILL")
 
     def close(self) -> Deferred[None]:
         """End the child's input: it answers what it holds and exits, or is killed
@@ -125,6 +164,7 @@ class Child(ProcessProtocol):
             number, answer, error = pickle.loads(self._buffer[HEADER : HEADER + size])
             del self._buffer[: HEADER + size]
             deferred = self.pending.pop(number)
+            self._start_clock()
             if error is None:
                 deferred.callback(answer)
             else:
@@ -139,9 +179,15 @@ class Child(ProcessProtocol):
         self._gone = True
         if self.on_lost is not None:
             self.on_lost(self)
+        self._start_clock()  # stops it: nothing is pending
         pending, self.pending = self.pending, {}
         for place, deferred in enumerate(pending.values()):
-            deferred.errback(ChildDied(f"the {self.name} exited", culprit=place == 0))
+            if place == 0 and self._timed_out:
+                deferred.errback(
+                    ChildTimedOut(f"the {self.name} took over {self.timeout:g} s on it")
+                )
+            else:
+                deferred.errback(ChildDied(f"the {self.name} exited", culprit=place == 0))
 
     def processEnded(self, reason: Failure) -> None:
         self.ended.callback(None)

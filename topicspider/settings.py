@@ -84,6 +84,8 @@ TOPIC_NOISE_DISCOUNT = 0.0
 TOPIC_MAX_TEXT_CHARS = 20000
 # Worker processes that parse, segment and score pages off the reactor thread (0: on it).
 TOPIC_ANALYSIS_PROCESSES = 1
+# Seconds a worker may take over one page before it is killed and the page fails (0: no limit).
+TOPIC_ANALYSIS_TIMEOUT = 60.0
 # Pages per download slot that may still be parsing while the slot downloads the next
 # ones (0: a slot waits for every page's links before choosing its next request)...
 TOPIC_PARSE_BACKLOG = 2

@@ -70,6 +70,7 @@ _RANGES = {
         if name.startswith("TOPIC_") and name.endswith("_WEIGHT")
     },
     "TOPIC_PROGRESS_INTERVAL": (0.0, math.inf, False),
+    "TOPIC_ANALYSIS_TIMEOUT": (0.0, math.inf, False),
     "REDIS_LEASE": (0.0, math.inf, True),
     "REDIS_POLL_INTERVAL": (0.0, math.inf, True),
     "TOPIC_NOISE_LINK_RATIO": (0.0, 1.0, False),

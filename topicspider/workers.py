@@ -15,7 +15,7 @@ from typing import Any
 from twisted.internet.defer import DeferredList
 
 from topicspider.analysis import Analyzer, PageAnalysis
-from topicspider.children import Child, ChildDied, ChildFailed
+from topicspider.children import Child, ChildDied, ChildFailed, ChildTimedOut
 
 __all__ = ["AnalysisFailed", "AnalysisPool"]
 
@@ -23,7 +23,8 @@ logger = logging.getLogger(__name__)
 
 
 class AnalysisFailed(Exception):
-    """A page could not be analyzed: the analyzer raised, or its worker died twice."""
+    """A page could not be analyzed: the analyzer raised, its worker died twice, or it took
+    longer than the timeout."""
 
 
 class AnalysisPool:
@@ -34,11 +35,16 @@ class AnalysisPool:
     given that second try only; a page that kills two workers fails with
     :class:`AnalysisFailed`. Before, each page it held had used a try, and those that
     waited behind the page that killed two workers failed with it.
+
+    A worker that takes longer than ``timeout`` seconds (0: no limit) over one page is
+    killed and that page fails at once; the pages behind it go to a new worker. Inline
+    (``processes`` 0) there is no limit: the reactor thread cannot be interrupted.
     """
 
-    def __init__(self, arguments: dict[str, Any], processes: int) -> None:
+    def __init__(self, arguments: dict[str, Any], processes: int, timeout: float = 0) -> None:
         self.arguments = arguments
         self.processes = processes
+        self.timeout = timeout
         self._inline = Analyzer(**arguments) if processes == 0 else None
         self._workers: list[Child] = []
 
@@ -47,7 +53,13 @@ class AnalysisPool:
         first page."""
         while self._inline is None and len(self._workers) < self.processes:
             self._workers.append(
-                Child.spawn("topicspider.analysis", self.arguments, "analysis worker", self.lost)
+                Child.spawn(
+                    "topicspider.analysis",
+                    self.arguments,
+                    "analysis worker",
+                    self.lost,
+                    self.timeout,
+                )
             )
 
     def lost(self, worker: Child) -> None:
@@ -73,7 +85,7 @@ class AnalysisPool:
             worker = min(self._workers, key=lambda w: len(w.pending))
             try:
                 return await maybe_deferred_to_future(worker.call(*page))
-            except ChildFailed as error:
+            except (ChildFailed, ChildTimedOut) as error:
                 raise AnalysisFailed(str(error)) from error
             except ChildDied as error:
                 if not error.culprit:  # it waited behind the page that killed the worker

@@ -299,6 +299,7 @@ class TopicSpider(Spider):
                 deny=self.deny,
             ),
             settings.getint("TOPIC_ANALYSIS_PROCESSES"),
+            settings.getfloat("TOPIC_ANALYSIS_TIMEOUT"),
         )
         crawler.signals.connect(self.analysis.start, signal=signals.spider_opened)
         crawler.signals.connect(self.analysis.close, signal=signals.spider_closed)
