@@ -817,3 +817,18 @@ def test_taiwan_words_in_traditional_text_are_read_as_mainland_ones():
     assert simplified("選擇列印範圍") == "选择打印范围"
     assert simplified("关于数字签名") == "关于数字签名"
     assert simplified("运行程序") == "运行程序"
+
+
+def test_what_follows_the_end_of_the_document_is_read_as_browsers_read_it():
+    """Old sites include a header that is a whole document (``…</body></html>``) and put
+    the article after it. libxml2 stopped at ``</html>``: the article and its links were
+    lost, and the page scored 0."""
+    header = (
+        '<html><head><meta charset="gbk"><title>新闻中心</title></head>'
+        '<body><a href="/">首页</a></body></HTML >\n'
+    )
+    article = f'<div><h1>足球比赛报道</h1><p>{ARTICLE}</p><a href="/news/2.html">下一篇</a></div>'
+    page = extract_page(parse_html((header + article).encode("gbk")), "http://127.0.0.1/")
+    assert page.title == "新闻中心"
+    assert "锁定胜局" in page.body
+    assert "http://127.0.0.1/news/2.html" in page.links

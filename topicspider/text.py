@@ -180,6 +180,7 @@ _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _RUNS = re.compile(f"(?P<han>[{_HAN}]+)|(?P<word>[^\\W_{_HAN}]+)")
 _HAN_RUN = re.compile(f"[{_HAN}]+")
 _SPACES = re.compile(r"\s+")
+_DOCUMENT_END = re.compile(rb"</(?:body|html)\s*>", re.IGNORECASE)
 #: The marks of a text cut short, at its end: three dots or more, or an ellipsis.
 _ELLIPSIS = ".…⋯"
 _XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
@@ -469,12 +470,16 @@ def parse_html(markup: str | bytes) -> etree._Element:
     time the walks below visit an element, a tenth of a page's analysis. A string is
     parsed as the text it is (any declared encoding ignored); bytes as the document says.
     libxml2 stops reading a page nested deeper than 2048 elements, where browsers go on:
-    such a page is read again without the tags of the elements nested without end.
+    such a page is read again without the tags of the elements nested without end. It
+    also stops at ``</html>``, where browsers put what follows in the body (a header
+    included as a whole document, then the article): the end tags of the body and the
+    document are left out, as they close at the end anyway.
     """
     encoding = None
     if isinstance(markup, str):
         markup = markup.strip().replace("\x00", "").encode()
         encoding = "utf-8"
+    markup = _DOCUMENT_END.sub(b" ", markup)
     root, too_deep = _parse(markup, encoding)
     while too_deep and (nested := _nested_without_end(root)):
         markup, stripped = _tags(nested).subn(b" ", markup)
