@@ -601,3 +601,20 @@ def test_a_file_name_in_gbk_reads_as_a_person_reads_it():
     neither = b"\xff\xfe.txt".decode("utf-8", "surrogateescape")
     assert readable(neither) == "\\xff\\xfe.txt"
     assert readable("足球 3") == "足球 3"
+
+
+@pytest.mark.parametrize("content_type", ["text/html; charset=GBK", None])
+def test_a_gbk_page_with_windows_euro_signs_is_gbk(content_type):
+    """Windows GBK (cp936) writes the euro sign as the one byte 0x80, which browsers read as
+    €; Python's codec rejects it. A short price list with five of them was read as Cyrillic
+    (ISO-8859-5): its title became ХЗЙкзуЧђБШШќУХЦБ and the page scored 0."""
+    rows = "".join(f"<tr><td>{seat}</td><td>€{price}</td></tr>" for seat, price in SEATS)
+    page = (
+        '<html><head><meta http-equiv="Content-Type" content="text/html; charset=gbk">'
+        f"<title>欧冠足球比赛门票</title></head><body><table>{rows}</table></body></html>"
+    )
+    body = b"".join(b"\x80" if char == "€" else char.encode("gbk") for char in page)
+    assert decode(body, content_type) == ("gb18030", page)
+
+
+SEATS = [("一等座", 180), ("二等座", 120), ("三等座", 80), ("贵宾席", 350), ("学生票", 40)]

@@ -123,6 +123,9 @@ def _web_label(name: str) -> codecs.CodecInfo | None:
 
 def _mark(exc: UnicodeDecodeError) -> tuple[str, int]:
     # No decoder outputs a lone surrogate, so counting marks counts errors exactly.
+    if exc.encoding == "gb18030" and exc.object[exc.start] == 0x80:
+        # Windows GBK's euro sign, which browsers (and w3lib's to_unicode) read as one.
+        return "\u20ac", exc.start + 1
     return _ERROR_MARK, exc.end
 
 
