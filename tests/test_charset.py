@@ -603,18 +603,24 @@ def test_a_file_name_in_gbk_reads_as_a_person_reads_it():
     assert readable("足球 3") == "足球 3"
 
 
-@pytest.mark.parametrize("content_type", ["text/html; charset=GBK", None])
-def test_a_gbk_page_with_windows_euro_signs_is_gbk(content_type):
-    """Windows GBK (cp936) writes the euro sign as the one byte 0x80, which browsers read as
-    €; Python's codec rejects it. A short price list with five of them was read as Cyrillic
-    (ISO-8859-5): its title became ХЗЙкзуЧђБШШќУХЦБ and the page scored 0."""
+@pytest.mark.parametrize(
+    ("codec", "euro", "label"),
+    [("gbk", b"\x80", "gbk"), ("big5", b"\xa3\xe1", "big5"), ("big5", b"\xa3\xe1", None)],
+)
+def test_a_chinese_page_with_euro_signs_reads_as_browsers_read_it(codec, euro, label):
+    """Windows GBK (cp936) writes the euro sign as the one byte 0x80 and Big5 (cp950) as
+    0xA3E1, which browsers read as €; Python's codecs refuse them. A short GBK price list
+    with five was read as Cyrillic or Mac Icelandic, its title nonsense, and scored 0; a
+    Big5 one kept its encoding but showed U+FFFD for each price's €."""
     rows = "".join(f"<tr><td>{seat}</td><td>€{price}</td></tr>" for seat, price in SEATS)
+    meta = f'<meta http-equiv="Content-Type" content="text/html; charset={label}">' if label else ""
     page = (
-        '<html><head><meta http-equiv="Content-Type" content="text/html; charset=gbk">'
-        f"<title>欧冠足球比赛门票</title></head><body><table>{rows}</table></body></html>"
+        f"<html><head>{meta}<title>歐冠足球比賽門票</title></head>"
+        f"<body><table>{rows}</table></body></html>"
     )
-    body = b"".join(b"\x80" if char == "€" else char.encode("gbk") for char in page)
-    assert decode(body, content_type) == ("gb18030", page)
+    body = b"".join(euro if char == "€" else char.encode(codec) for char in page)
+    expected = "gb18030" if codec == "gbk" else "big5hkscs"
+    assert decode(body, "text/html") == (expected, page)
 
 
-SEATS = [("一等座", 180), ("二等座", 120), ("三等座", 80), ("贵宾席", 350), ("学生票", 40)]
+SEATS = [("一等座", 180), ("二等座", 120), ("三等座", 80), ("貴賓席", 350), ("學生票", 40)]

@@ -24,7 +24,6 @@ from w3lib.encoding import (
     http_content_type_encoding,
     read_bom,
     resolve_encoding,
-    to_unicode,
 )
 
 #: Only this many bytes are checked (the leading ones, or those from the first non-ASCII
@@ -81,6 +80,7 @@ _CHUNK = 1024
 
 _ERROR_MARK = "\udfff"
 _COUNT_ERRORS = "topicspider_charset_mark"
+_REPLACE = "topicspider_charset_replace"
 _ASCII = bytes(range(128))
 _NON_ASCII = re.compile(rb"[\x80-\xff]")
 # What UTF-8 text may hold besides ASCII and the letters from U+00C0 to U+07FF (accented,
@@ -121,16 +121,30 @@ def _web_label(name: str) -> codecs.CodecInfo | None:
     return codecs.lookup(codec) if codec else None
 
 
+def _euro(exc: UnicodeDecodeError) -> int | None:
+    """Where the euro sign ends that Python's codec refused and browsers read: Windows
+    GBK's 0x80 and Big5's 0xA3E1 (cp950; big5hkscs lacks it)."""
+    if exc.encoding == "gb18030" and exc.object[exc.start] == 0x80:
+        return exc.start + 1
+    if exc.encoding == "big5hkscs" and exc.object[exc.start : exc.start + 2] == b"\xa3\xe1":
+        return exc.start + 2
+    return None
+
+
 def _mark(exc: UnicodeDecodeError) -> tuple[str, int]:
     # No decoder outputs a lone surrogate, so counting marks counts errors exactly.
-    if exc.encoding == "gb18030" and exc.object[exc.start] == 0x80:
-        # Windows GBK's euro sign, which browsers (and w3lib's to_unicode) read as one.
-        return "\u20ac", exc.start + 1
-    return _ERROR_MARK, exc.end
+    euro_end = _euro(exc)
+    return ("\u20ac", euro_end) if euro_end else (_ERROR_MARK, exc.end)
+
+
+def _replace(exc: UnicodeDecodeError) -> tuple[str, int]:
+    euro_end = _euro(exc)
+    return ("\u20ac", euro_end) if euro_end else ("\ufffd", exc.end)
 
 
 codecs.register(_web_label)
 codecs.register_error(_COUNT_ERRORS, _mark)
+codecs.register_error(_REPLACE, _replace)
 
 
 def detect_encoding(body: bytes, content_type: str | None = None) -> str:
@@ -173,7 +187,7 @@ def to_text(body: bytes, encoding: str) -> str:
     ``TextResponse.text`` decodes by a byte order mark, whatever encoding it is given.)
     """
     _, bom = read_bom(body)
-    return to_unicode(body[len(bom or b"") :], encoding)
+    return body[len(bom or b"") :].decode(encoding, _REPLACE)
 
 
 def editor_lines(text: str) -> list[str]:
