@@ -201,6 +201,9 @@ SPIDER_MIDDLEWARES = {
 DOWNLOADER_MIDDLEWARES = {
     # Between Scrapy's RobotsTxtMiddleware (100) and RetryMiddleware (550).
     "topicspider.robots.RobotsTxtFailureMiddleware": 150,
+    # In Scrapy's place: a page that refreshes to itself is kept, not a redirect loop.
+    "scrapy.downloadermiddlewares.redirect.MetaRefreshMiddleware": None,
+    "topicspider.refresh.SelfRefreshMiddleware": 580,
     # After redirects and retries (a redirect's target is checked), before the HTTP cache
     # (a cached page counts); pages fetched at another address and barren templates
     # first, so they use none of a host's cap.
