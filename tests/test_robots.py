@@ -3,6 +3,7 @@ Scrapy would misread (in GBK, huge) read as the site meant it."""
 
 from __future__ import annotations
 
+import gzip
 from urllib.parse import unquote
 
 import pytest
@@ -120,3 +121,32 @@ def test_a_huge_robots_txt_is_read_up_to_500_kib_as_google_reads_it(tmp_path):
     log, url, fetched = crawl_site(lambda site: site.send(robots, "text/plain"), tmp_path)
     assert fetched == ["/", "/a.html", "/late/c.html", "/搜索?q=足球"]
     assert f"{url}/robots.txt is {len(robots) // 1024} KiB: only its first 500 KiB are read" in log
+
+
+@pytest.mark.parametrize("coding", ["gzip", "deflate"])
+def test_a_robots_txt_not_in_the_encoding_its_header_says_is_read_as_sent(tmp_path, coding):
+    """Plain text said to be gzip (a server's misconfiguration): Scrapy's decompression
+    raised, an ERROR with a traceback of sixty lines named the front page, not robots.txt,
+    and its rules were not obeyed."""
+    robots = b"User-agent: *\nDisallow: /private/\n"
+    log, url, fetched = crawl_site(
+        lambda site: site.send(robots, "text/plain", **{"Content-Encoding": coding}), tmp_path
+    )
+    assert "/private/b.html" not in fetched
+    assert "Traceback" not in log
+    assert " ERROR: " not in log
+    said = [line for line in log.splitlines() if "robots.txt" in line and "WARNING" in line]
+    assert said == [
+        said[0].split(" [", 1)[0]
+        + f" [topicspider.robots] WARNING: {url}/robots.txt is not the {coding} its"
+        " Content-Encoding header says: read as sent"
+    ]
+
+
+def test_a_compressed_robots_txt_is_read(tmp_path):
+    robots = gzip.compress(b"User-agent: *\nDisallow: /private/\n")
+    log, _, fetched = crawl_site(
+        lambda site: site.send(robots, "text/plain", **{"Content-Encoding": "gzip"}), tmp_path
+    )
+    assert "/private/b.html" not in fetched
+    assert "WARNING" not in log

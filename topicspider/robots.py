@@ -1,9 +1,11 @@
 """robots.txt as Scrapy's ``RobotsTxtMiddleware`` gets it: one that cannot be had, said in
-one line; one it would misread (not in UTF-8, huge), made readable."""
+one line; one it would misread (not in UTF-8, huge, not in its Content-Encoding), made
+readable."""
 
 from __future__ import annotations
 
 import logging
+import zlib
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -26,6 +28,8 @@ logger = logging.getLogger(__name__)
 #: 500 KiB): Scrapy's parser takes seconds over megabytes of rules, then checks each of the
 #: host's requests against all of them, and the whole crawl waits meanwhile.
 READ_LIMIT = 500 * 1024
+#: The ``Content-Encoding`` values zlib undoes.
+_ZLIB_CODINGS = ("gzip", "x-gzip", "deflate")
 
 
 def is_robots_txt(request: Request) -> bool:
@@ -87,6 +91,40 @@ class RobotsTxtFailureMiddleware:
     def process_exception(self, request: Request, exception: Exception) -> None:
         if is_robots_txt(request) and isinstance(exception, self.network_errors):
             raise _not_fetched(request, exception) from exception
+
+
+class RobotsTxtEncodingMiddleware:
+    """Downloader middleware before Scrapy's ``HttpCompressionMiddleware``: a robots.txt
+    whose body is not the gzip or deflate its ``Content-Encoding`` header says (plain text,
+    a server's misconfiguration) is read as sent, said in one line. Scrapy's decompression
+    raised on it: ``RobotsTxtMiddleware`` logged an ERROR with a traceback naming the page
+    that asked, not robots.txt, and fetched the host's pages as if it allowed all."""
+
+    def process_response(self, request: Request, response: Response) -> Response:
+        if not is_robots_txt(request):
+            return response
+        coding = b",".join(response.headers.getlist("Content-Encoding")).decode("latin-1")
+        coding = coding.strip().lower()
+        if coding not in _ZLIB_CODINGS or _inflates(response.body):
+            return response
+        logger.warning(
+            "%s is not the %s its Content-Encoding header says: read as sent", response.url, coding
+        )
+        headers = response.headers.copy()
+        del headers["Content-Encoding"]
+        return response.replace(headers=headers)
+
+
+def _inflates(body: bytes) -> bool:
+    """Whether ``body`` begins as gzip or zlib data, or as raw deflate (IIS), as Scrapy's
+    decompression reads them."""
+    for wbits in (zlib.MAX_WBITS | 32, -zlib.MAX_WBITS):
+        try:
+            zlib.decompressobj(wbits).decompress(body, 1024)
+        except zlib.error:
+            continue
+        return True
+    return False
 
 
 def _not_fetched(request: Request, reason: object) -> IgnoreRequest:

@@ -201,6 +201,8 @@ SPIDER_MIDDLEWARES = {
 DOWNLOADER_MIDDLEWARES = {
     # Between Scrapy's RobotsTxtMiddleware (100) and RetryMiddleware (550).
     "topicspider.robots.RobotsTxtFailureMiddleware": 150,
+    # Before Scrapy's HttpCompressionMiddleware (590) sees the response.
+    "topicspider.robots.RobotsTxtEncodingMiddleware": 595,
     # In Scrapy's place: a page that refreshes to itself is kept, not a redirect loop.
     "scrapy.downloadermiddlewares.redirect.MetaRefreshMiddleware": None,
     "topicspider.refresh.SelfRefreshMiddleware": 580,
