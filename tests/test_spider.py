@@ -601,6 +601,50 @@ def test_a_redirect_loop_is_said_in_one_line(tmp_path, seed, chain):
     assert "'downloader/request_count': 3," in result.stderr  # robots.txt and two redirects
 
 
+class Broken(Handler):
+    """Redirects without end (``/r/N`` to ``/r/N+1``), a redirect to a missing page, and a
+    page whose Content-Length is 50 bytes more than the server sends (a PHP site's)."""
+
+    def do_GET(self) -> None:
+        if self.path == "/robots.txt":
+            self.send(b"", status=404)
+        elif self.path.startswith("/r/"):
+            self.send(b"", status=302, Location=f"/r/{int(self.path[3:]) + 1}")
+        elif self.path == "/moved":
+            self.send(b"", status=301, Location="/gone")
+        elif self.path == "/short.html":
+            body = f"<html><body>{GATED_PAGES['/']}</body></html>".encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body) + 50))
+            self.end_headers()
+            self.wfile.write(body)
+            self.close_connection = True
+        else:
+            self.send(b"not found", "text/plain", status=404)
+
+
+@pytest.mark.parametrize(
+    ("seed", "said"),
+    [
+        # Before, the line named the last address of the chain, not the seed.
+        ("/r/0", "max redirections reached (redirected to {url}/r/3)"),
+        ("/moved", "HTTP 404 Not Found (redirected to {url}/gone)"),
+        # Before, the reason was empty: "Not fetched …/short.html: ".
+        (
+            "/short.html",
+            "the connection closed before the Content-Length the server sent was read"
+            " (DOWNLOAD_FAIL_ON_DATALOSS=False keeps what arrived)",
+        ),
+    ],
+)
+def test_a_seed_not_fetched_is_named_as_given_with_a_reason(tmp_path, seed, said):
+    with serving(Broken) as url:
+        result = crawl_seed(f"{url}{seed}", tmp_path, "RETRY_TIMES=0", "REDIRECT_MAX_TIMES=3")
+    assert result.returncode == 1, result.stderr[-2000:]
+    assert f"WARNING: Not fetched {url}{seed}: {said.format(url=url)}\n" in result.stderr
+
+
 def test_a_seed_redirecting_to_an_ipv6_host_adds_that_host():
     """Before, the host was put in a URL without brackets, which the check of the hosts the
     crawl keeps to could not read: a ValueError in the signal handler, the host not added."""

@@ -96,6 +96,11 @@ _CONTROL_BYTES = bytes([*range(9), *range(14, 32)])
 _REFETCH = "topic_refetch"
 
 
+#: What a failure whose exception says nothing means.
+_UNSAID = {
+    "ResponseDataLossError": "the connection closed before the Content-Length the server sent"
+    " was read (DOWNLOAD_FAIL_ON_DATALOSS=False keeps what arrived)",
+}
 #: Each reason of ``_skip_reason``, as a seed's line says it.
 _SKIPPED = {"not_text": "not text", "not_html": "not HTML", "empty": "empty", "binary": "binary"}
 
@@ -674,13 +679,17 @@ class TopicSpider(Spider):
             return
         request = failure.request  # type: ignore[attr-defined]
         reason = failure.type.__name__ if failure.type else "Unknown"
-        message = failure.getErrorMessage()
+        message = failure.getErrorMessage() or _UNSAID.get(reason, reason)
         if failure.check(HttpError):
             status = failure.value.response.status
             reason = f"{reason}/{status}"
             message = f"HTTP {response_status_message(status)}"  # not "Ignoring non-200 response"
             self.patterns.record(template(request.url), False)  # a dead folder is barren too
-        self._not_fetched(request, request.url, reason, message)
+        # The address the user or the page gave, and where its redirects ended.
+        url, *_ = request.meta.get("redirect_urls") or [request.url]
+        if url != request.url:
+            message = f"{message} (redirected to {request.url})"
+        self._not_fetched(request, url, reason, message)
 
     def _seed_skipped(self, response: Any, reason: str) -> None:
         """A seed that is no page (a PDF, an image) gives no link to follow: said in one
