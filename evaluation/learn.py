@@ -33,29 +33,39 @@ def site_pages(root: Path) -> list[str]:
 
 
 def choose_pages(
-    pages: list[str], labels: dict, topic: str, samples: int
+    pages: list[str], labels: dict, topic: str, samples: int, background: int = BACKGROUND_PAGES
 ) -> tuple[list[str], list[str]]:
-    """``samples`` of the topic's labelled pages and ``BACKGROUND_PAGES`` pages off every label."""
+    """``samples`` of the topic's labelled pages and ``background`` pages off every label."""
     rng = random.Random(f"{labels['seed']} {topic}")
     labelled = set().union(*labels["topics"].values())
     on_topic = sorted(set(labels["topics"][topic]) & set(pages))
     off_topic = [page for page in pages if page not in labelled]
     return (
         rng.sample(on_topic, min(samples, len(on_topic))),
-        rng.sample(off_topic, min(BACKGROUND_PAGES, len(off_topic))),
+        rng.sample(off_topic, min(background, len(off_topic))),
     )
 
 
 def learn_keywords(
-    root: Path, pages: list[str], labels: dict, topic: str, samples: int, out_dir: Path, cwd: Path
+    root: Path,
+    pages: list[str],
+    labels: dict,
+    topic: str,
+    samples: int,
+    out_dir: Path,
+    cwd: Path,
+    background: int = BACKGROUND_PAGES,
 ) -> Path:
     """Run ``scrapy keywords`` on pages chosen among ``pages`` (:func:`site_pages`, walked
-    once per site); the keyword file it wrote."""
-    chosen, background = choose_pages(pages, labels, topic, samples)
+    once per site), with ``background`` pages off the labels (0: none, as a user with only
+    on-topic pages runs it); the keyword file it wrote."""
+    chosen, others = choose_pages(pages, labels, topic, samples, background)
     out = out_dir / f"{re.sub(r'[^0-9A-Za-z一-鿿]+', '-', topic).strip('-')}.txt"
     out.parent.mkdir(parents=True, exist_ok=True)
-    command = [*SCRAPY, "keywords", *_files(root, chosen), "--background"]
-    command += [*_files(root, background), "-o", str(out)]
+    command = [*SCRAPY, "keywords", *_files(root, chosen)]
+    if others:
+        command += ["--background", *_files(root, others)]
+    command += ["-o", str(out)]
     subprocess.run(command, cwd=cwd, check=True)
     return out
 

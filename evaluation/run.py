@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 
 from demo.crawl import SCRAPY, topic_args
 from demo.site import serve
-from evaluation.learn import learn_keywords, site_pages
+from evaluation.learn import BACKGROUND_PAGES, learn_keywords, site_pages
 from evaluation.oracle import LinkGraph, best_order
 from evaluation.plot import plot
 
@@ -282,6 +282,13 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N",
         help="crawl every labelled topic with keywords learned from N of its labelled pages",
     )
+    parser.add_argument(
+        "--learn-background",
+        type=int,
+        default=BACKGROUND_PAGES,
+        metavar="N",
+        help=f"with --learn: pages off every label as the background (0: none; {BACKGROUND_PAGES})",
+    )
     args = parser.parse_args(argv)
     variants = args.variants + [v for variant_set in args.variant_sets for v in variant_set]
     strategies = args.strategies.split(",")
@@ -313,7 +320,16 @@ def main(argv: list[str] | None = None) -> int:
             pages = site_pages(root)
             for topic in site_topics:
                 topics[site][topic] = str(
-                    learn_keywords(root, pages, site_labels, topic, args.learn, learned, ROOT)
+                    learn_keywords(
+                        root,
+                        pages,
+                        site_labels,
+                        topic,
+                        args.learn,
+                        learned,
+                        ROOT,
+                        args.learn_background,
+                    )
                 )
         graph = LinkGraph(root)
         best = {

@@ -611,3 +611,66 @@ def test_download_maxsize_0_means_no_limit():
     assert "足球" in terms_of(unlimited.stdout)
     assert small.returncode == 2
     assert "larger than DOWNLOAD_MAXSIZE (10 bytes)" in small.stderr
+
+
+PORTAL_HEADER = (
+    '<div><a href="/">首页</a> | <a href="/news">新闻</a> | <a href="/sport">体育</a></div>'
+)
+PORTAL_FOOTER = (
+    '<div><a href="p">上一页</a> <a href="n">下一页</a> <a href="#">返回顶部</a></div>'
+    "<p>关于我们 | 联系我们 | 版权所有 &copy; 2003-2024 华夏门户网 京ICP证030173号"
+    " 京公网安备11000002000016号 客服电话 4008-123-456</p>"
+)
+GAZETTE_FOOTER = (
+    "<footer>Copyright © 2024 The Daily Gazette Ltd. All rights reserved. Privacy policy |"
+    " Cookie settings | Terms of use | Contact us | Advertise with us</footer>"
+)
+STORIES = [
+    (
+        "中超联赛第十轮",
+        "上海申花主场二比一战胜北京国安，前锋梅开二度，主教练赛后表示球队防守仍需加强。",
+    ),
+    (
+        "世界杯预选赛",
+        "国家队在小组赛中客场战平对手，主教练对球员的拼搏表示满意，积分仍列小组第二。",
+    ),
+    ("英超联赛", "曼城主场三比零大胜对手，中场球员传射建功，球队在联赛积分榜上继续领跑。"),
+    ("亚冠联赛", "泰山队在亚冠小组赛中主场获胜，新援首次登场就打进制胜球，球迷欢呼不已。"),
+    ("足协杯", "足协杯八强赛中两队九十分钟内战成平手，点球大战中客队门将扑出两球晋级。"),
+]
+MATCHES = [
+    "The goalkeeper saved a penalty in the second half as United beat City in the derby.",
+    "The striker scored twice and the coach praised the defence after the league match.",
+    "A late goal in stoppage time sent the fans home happy after the cup tie at Anfield.",
+]
+
+
+def test_without_background_the_site_s_name_header_and_footer_give_no_keyword(tmp_path):
+    """Pages of one site share a header, a footer and the site's name in each title. Before,
+    without background pages, the portal's name was the best keyword (门户网 3, 华夏 1.6)
+    and the footer's words came after the topic's few (一页, 公网, 版权所有, 客服, 返回);
+    of the newspaper's top 20, 16 were its name and its footer's."""
+    chinese, english = tmp_path / "portal", tmp_path / "gazette"
+    chinese.mkdir()
+    english.mkdir()
+    for n, (title, story) in enumerate(STORIES):
+        page = (
+            f'<html><head><meta charset="gbk"><title>{title}_华夏门户网</title></head>'
+            f"<body>{PORTAL_HEADER}<h1>{title}</h1><p>{story}</p>{PORTAL_FOOTER}</body></html>"
+        )
+        (chinese / f"{n}.html").write_bytes(page.encode("gbk"))
+    for n, story in enumerate(MATCHES):
+        page = (
+            f"<html><head><title>Match report {n} | The Daily Gazette</title></head>"
+            f"<body><h1>Match report {n}</h1><p>{story}</p>{GAZETTE_FOOTER}</body></html>"
+        )
+        (english / f"{n}.html").write_text(page, "utf-8")
+
+    terms = terms_of(scrapy_keywords(chinese, "--top", "20").stdout)
+    assert {"联赛", "主教练", "球员", "小组赛", "主场"} <= set(terms), terms
+    boilerplate = {"华夏", "门户网", "一页", "返回", "顶部", "版权所有", "公网", "客服", "电话"}
+    assert not set(terms) & boilerplate, terms
+    terms = terms_of(scrapy_keywords(english, "--top", "20").stdout)
+    assert {"goalkeeper", "penalty", "coach", "league"} <= set(terms), terms
+    boilerplate = {"daily", "gazette", "copyright", "privacy", "cookie", "advertise", "rights"}
+    assert not set(terms) & boilerplate, terms

@@ -161,6 +161,13 @@ def test_keywords_are_learned_from_labelled_pages_against_pages_off_every_label(
     assert len(football & set(vector.weights)) >= 4, vector.weights
     assert not {"菜谱", "烹饪", "recipe"} & set(vector.weights), vector.weights
 
+    # ``--learn-background 0``: the samples alone, as a user with only on-topic pages has.
+    alone = learn_keywords(
+        site.root, pages, labels, "football", 3, tmp_path / "alone", EVALUATION.parent, 0
+    )
+    assert "idf from jieba's table (Chinese) and the samples" in alone.read_text("utf-8")
+    assert len(football & set(parse_keyword_file(alone).weights)) >= 4
+
 
 def write_pages(root: Path, pages: dict[str, str]) -> None:
     """English pages under ``root``: URL path → the ``<body>`` markup."""

@@ -12,6 +12,7 @@ themselves for other terms.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
@@ -32,9 +33,12 @@ __all__ = [
     "PageTerms",
     "RegionTally",
     "RepeatedRegions",
+    "SharedText",
     "background_idf",
     "default_idf",
     "html_terms",
+    "html_text",
+    "plain_text",
     "rank_terms",
     "scale_weights",
     "spell",
@@ -59,17 +63,81 @@ class PageTerms:
         return bool(self.counts)
 
 
-def term_counts(title: str, body: str, *, title_weight: float = 3.0) -> PageTerms:
-    """A page's tokens, the title counting ``title_weight`` times the body. Single
-    characters are left out: they match too much to be keywords."""
+def term_counts(
+    title: str, body: str, *, title_weight: float = 3.0, shared: SharedText | None = None
+) -> PageTerms:
+    """A page's tokens, the title counting ``title_weight`` times the body, without the
+    text ``shared`` says the samples share. Single characters are left out: they match too
+    much to be keywords."""
     counts: Counter[str] = Counter()
     spellings: Counter[tuple[str, str]] = Counter()
-    for text, weight in ((body, 1.0), (title, title_weight)):
-        for token in tokenize(text):
+    if shared is not None:
+        title = shared.title(title)
+    for tokens, weight in (
+        (shared.body(body) if shared else tokenize(body), 1.0),
+        (tokenize(title), title_weight),
+    ):
+        for token in tokens:
             if len(token) > 1:
                 counts[token] += weight
+    for text in (body, title):
         spellings.update(spelled_tokens(text))
     return PageTerms(counts, spellings)
+
+
+class SharedText:
+    """What most of the sample pages say alike: their site's, not their topic's.
+
+    Pages of one site share a header, a navigation bar and a footer (上一页 下一页, 版权所有,
+    the licence number, "Privacy policy | Terms") and put the site's name in each title
+    (``…_华夏门户网``, ``… — Python 3.12 documentation``). Without background pages to
+    weigh them against, those were the best keywords: on five football pages of a portal,
+    its name came first and the footer's words after the topic's few. A run of ``RUN``
+    tokens on more than half of the samples (two at least), and a first or last part of
+    the title (cut at ``-``, ``_``, ``|``, ``—``) on as many, are left out of each. Only
+    without background pages: a section's own header (体育, a list of its tags) is shared
+    too, and names the topic.
+    """
+
+    RUN = 4
+
+    def __init__(self, texts: list[tuple[str, str]]) -> None:
+        need = max(2, len(texts) // 2 + 1)
+        runs: Counter[tuple[str, ...]] = Counter()
+        ends: Counter[str] = Counter()
+        for title, body in texts:
+            runs.update(set(self._runs(tokenize(body))))
+            parts = _title_parts(title)
+            ends.update({parts[0], parts[-1]} if len(parts) > 1 else set())
+        self.runs = {run for run, pages in runs.items() if pages >= need}
+        self.title_ends = {part for part, pages in ends.items() if pages >= need}
+
+    def _runs(self, tokens: list[str]) -> Iterable[tuple[str, ...]]:
+        return zip(*(tokens[start:] for start in range(self.RUN)), strict=False)
+
+    def body(self, body: str) -> list[str]:
+        """The body's tokens, those of the runs the samples share left out."""
+        tokens = tokenize(body)
+        shared = [False] * len(tokens)
+        for start, run in enumerate(self._runs(tokens)):
+            if run in self.runs:
+                shared[start : start + self.RUN] = [True] * self.RUN
+        return [token for token, left_out in zip(tokens, shared, strict=True) if not left_out]
+
+    def title(self, title: str) -> str:
+        parts = _title_parts(title)
+        if len(parts) > 1:
+            parts = [part for part in parts if part not in self.title_ends] or parts
+        return " ".join(parts)
+
+
+#: Where a title is cut into the page's own name and its site's: ``a - b``, ``a_b``,
+#: ``a | b``, ``a — b``, ``a: b``, and a hyphen beside a hanzi (``足球比赛-华夏门户网``).
+_TITLE_CUT = re.compile(r"\s+[-:·]\s+|\s*[_|｜—–]+\s*|(?<=[一-鿿])-|-(?=[一-鿿])")
+
+
+def _title_parts(title: str) -> list[str]:
+    return [part for part in (piece.strip() for piece in _TITLE_CUT.split(title)) if part]
 
 
 def with_subwords(page: PageTerms, words: Collection[str]) -> PageTerms:
@@ -116,6 +184,21 @@ class RepeatedRegions:
         return [self.pages[region] > 1 for region in regions]
 
 
+def html_text(
+    data: bytes, url: str, content_type: str | None = None, regions: SeenRegions | None = None
+) -> tuple[str, str]:
+    """An HTML page's title and visible body, whatever its encoding, without the link
+    regions ``regions`` says were seen."""
+    _, markup = decode(data, content_type)
+    page = extract_page(parse_html(markup), url, memory=regions)
+    return page.title, page.body
+
+
+def plain_text(data: bytes) -> tuple[str, str]:
+    """A plain-text sample's title (none) and body."""
+    return "", decode(data, "text/plain")[1]
+
+
 def html_terms(
     data: bytes,
     url: str,
@@ -124,16 +207,14 @@ def html_terms(
     title_weight: float = 3.0,
     regions: SeenRegions | None = None,
 ) -> PageTerms:
-    """Terms of an HTML page's title and visible body, whatever its encoding, without the
-    link regions ``regions`` says were seen."""
-    _, markup = decode(data, content_type)
-    page = extract_page(parse_html(markup), url, memory=regions)
-    return term_counts(page.title, page.body, title_weight=title_weight)
+    """Terms of an HTML page's title and visible body (:func:`html_text`)."""
+    title, body = html_text(data, url, content_type, regions)
+    return term_counts(title, body, title_weight=title_weight)
 
 
 def text_terms(data: bytes) -> PageTerms:
     """Terms of a plain-text sample."""
-    return term_counts("", decode(data, "text/plain")[1])
+    return term_counts(*plain_text(data))
 
 
 def background_idf(documents: Iterable[Counter[str]]) -> Idf:

@@ -29,13 +29,15 @@ from topicspider.extraction import (
     PageTerms,
     RegionTally,
     RepeatedRegions,
+    SharedText,
     background_idf,
     default_idf,
-    html_terms,
+    html_text,
+    plain_text,
     rank_terms,
     scale_weights,
     spell,
-    text_terms,
+    term_counts,
     with_subwords,
 )
 from topicspider.settingtypes import check_types
@@ -118,17 +120,22 @@ class PageReader:
             raise SourceError(f"{source}: {empty}")
         return counted
 
+    def text(self, page: Page, regions: SeenRegions) -> tuple[str, str]:
+        """The page's title and body, without the link regions ``regions`` says were seen."""
+        return self._text(page, _data(page), regions)
+
     def terms(self, page: Page, regions: SeenRegions) -> PageTerms:
         """The page's terms as the crawler counts them, without the link regions ``regions``
         says were seen."""
-        return self._terms(page, _data(page), regions)
+        return term_counts(*self.text(page, regions), title_weight=self.title_weight)
 
     def _terms(self, page: Page, data: bytes, regions: SeenRegions) -> PageTerms:
+        return term_counts(*self._text(page, data, regions), title_weight=self.title_weight)
+
+    def _text(self, page: Page, data: bytes, regions: SeenRegions) -> tuple[str, str]:
         if page.content_type == "text/plain":
-            return text_terms(data)
-        return html_terms(
-            data, page.url, page.content_type, title_weight=self.title_weight, regions=regions
-        )
+            return plain_text(data)
+        return html_text(data, page.url, page.content_type, regions)
 
     def _pages(self, source: str) -> tuple[list[Page], str]:
         """The source's pages, and what to say if none of them has text."""
@@ -385,7 +392,13 @@ class Command(ScrapyCommand):
                 "every --background page is also a sample: the background is off-topic text"
             )
         regions = RepeatedRegions(reader.tally)
-        samples = [reader.terms(page, regions) for page in sample_pages]
+        texts = [reader.text(page, regions) for page in sample_pages]
+        # Background pages weigh what the site says everywhere (its name, header, footer)
+        # at nothing, and keep what the samples' section of it says: the samples alone
+        # cannot tell the two apart, and lose what they share.
+        shared = None if background else SharedText(texts)
+        title_weight = reader.title_weight
+        samples = [term_counts(*text, title_weight=title_weight, shared=shared) for text in texts]
         words = set().union(*(page.counts for page in samples))
         samples = [with_subwords(page, words) for page in samples]
         counts = [page.counts for page in samples]
