@@ -263,6 +263,24 @@ def test_a_read_only_jobdir_is_refused_in_one_line(site, site_url, tmp_path, sma
     assert "Engine slot not assigned" not in read_only.stderr
 
 
+def test_a_jobdir_that_cannot_be_made_is_refused_in_one_line(site, site_url, tmp_path, small_fs):
+    """Scrapy's SpiderState made the folder as the spider opened: a traceback of forty
+    lines, ``Task exception was never retrieved``."""
+    disk = small_fs("4m")
+    subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+    (tmp_path / "seeds.txt").write_text("a file, not a folder")
+    for jobdir, reason in (
+        (tmp_path / "seeds.txt" / "job", "[Errno 20] Not a directory"),
+        (disk / "job", "[Errno 30] Read-only file system"),
+    ):
+        result = scrapy(*crawl_command(site_url, site, tmp_path, f"JOBDIR={jobdir}"))
+        assert result.returncode == 2, result.stderr[-2000:]
+        assert result.stderr.endswith(
+            f"\ntopicspider: error: Cannot use JOBDIR {jobdir}: {reason}\n"
+        )
+        assert "Traceback" not in result.stderr
+
+
 class ManyLinks(Handler):
     """Pages of a thousand long links on topic each: a few of them spill more than the 2 MB
     SQLite keeps in its cache before it writes its temporary file."""

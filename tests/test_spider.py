@@ -645,6 +645,38 @@ def test_a_seed_not_fetched_is_named_as_given_with_a_reason(tmp_path, seed, said
     assert f"WARNING: Not fetched {url}{seed}: {said.format(url=url)}\n" in result.stderr
 
 
+class Down(Handler):
+    """A site whose seed is missing (404) until ``up``; its page links to a match report."""
+
+    up = False
+
+    def do_GET(self) -> None:
+        if self.path == "/robots.txt" or not Down.up:
+            self.send(b"", status=404)
+        else:
+            self.send(
+                f'<html><meta charset="utf-8"><body>{GATED_PAGES[self.path]}</body></html>'.encode()
+            )
+
+
+def test_a_seed_that_failed_is_fetched_again_when_the_crawl_is_run_again_with_jobdir(tmp_path):
+    """Before, the seen-set in JOBDIR held the seed: the same command, run again once the
+    site was back, filtered it, fetched nothing and exited 0 as a crawl that had ended."""
+    jobdir = f"JOBDIR={tmp_path / 'job'}"
+    with serving(Down) as url:
+        Down.up = False
+        first = crawl_seed(f"{url}/", tmp_path / "1", jobdir)
+        assert first.returncode == 1, first.stderr[-2000:]
+        assert "'finish_reason': 'seeds_failed'" in first.stderr
+        Down.up = True
+        second = crawl_seed(f"{url}/", tmp_path / "2", jobdir)
+        assert second.returncode == 0, second.stderr[-2000:]
+        assert paths(read_jsonl(tmp_path / "2" / "pages" / "index.jsonl")) == ["/", "/match.html"]
+        third = crawl_seed(f"{url}/", tmp_path / "3", jobdir)  # fetched: not again
+    assert third.returncode == 0, third.stderr[-2000:]
+    assert read_jsonl(tmp_path / "3" / "f.jsonl") == []
+
+
 def test_a_seed_redirecting_to_an_ipv6_host_adds_that_host():
     """Before, the host was put in a URL without brackets, which the check of the hosts the
     crawl keeps to could not read: a ValueError in the signal handler, the host not added."""

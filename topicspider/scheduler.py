@@ -25,6 +25,7 @@ from topicspider.redis.scheduler import RedisScheduler
 if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
+    from scrapy.settings import BaseSettings
     from twisted.internet.defer import Deferred
     from typing_extensions import Self
 
@@ -221,6 +222,20 @@ class TopicScheduler(Scheduler):
             _cannot_use(str(Path(self.dqdir).parent), error),
         )
         self._closing = close_crawl(self.crawler, JOBDIR_REASON)
+
+
+def check_jobdir(settings: BaseSettings) -> None:
+    """Make ``JOBDIR``, or raise ``ConfigError`` saying why it cannot be made (under a file,
+    on a read-only disk). Scrapy's ``SpiderState`` makes it as the spider opens, and that
+    failure was a traceback of forty lines."""
+    directory = settings.get("JOBDIR")
+    if not directory:
+        return
+    try:
+        Path(directory).mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        reason = f"[Errno {error.errno}] {error.strerror}" if error.strerror else str(error)
+        raise ConfigError(f"Cannot use JOBDIR {directory}: {reason}") from None
 
 
 def _cannot_use(directory: str, error: Exception) -> str:

@@ -14,7 +14,7 @@ from topicspider.charset import readable
 from topicspider.exceptions import TopicSpiderError
 from topicspider.pipelines import files, mysql
 from topicspider.redis.scheduler import LOST_REASON, MISMATCH_REASON
-from topicspider.scheduler import FRONTIER_REASON, JOBDIR_REASON
+from topicspider.scheduler import FRONTIER_REASON, JOBDIR_REASON, check_jobdir
 from topicspider.spiders.topic import SEEDS_FAILED_REASON
 
 if TYPE_CHECKING:
@@ -75,6 +75,7 @@ class Command(ScrapyCrawlCommand):
 
     def _check_storage(self, arguments: dict[str, Any]) -> None:
         files.check_job(self.settings, arguments)
+        check_jobdir(self.settings)
         if self.settings.get("MYSQL_URL"):
             mysql.check_settings(self.settings)
 

@@ -278,6 +278,9 @@ class TopicSpider(Spider):
         self.max_pages_per_host = settings.getint("TOPIC_MAX_PAGES_PER_HOST")
         self.host_pages: Counter[str] = Counter()
         self.seeds_failed = 0
+        # Seeds that gave no page, by their request's URL: with JOBDIR the seen-set holds
+        # them, and the same command run again once the site is back would filter them.
+        self.failed_seeds: set[str] = set()
         self.sent_links = SentLinks(settings.getint("TOPIC_SENT_LINKS"))
         self.canonicals = KnownCanonicals()
         self.dropped_parameters = DroppedParameters()
@@ -351,10 +354,10 @@ class TopicSpider(Spider):
         what the crawl learned (URL templates, page fingerprints and the stored pages'
         addresses, link-score mix, the hosts its seeds redirected to, the canonical
         addresses of pages fetched at another and the query parameters those drop, the
-        pages whose links came back off topic) resumes. The threshold, the link score, the
-        sibling demotion and the near-duplicate index take their settings from this run (a
-        resumed crawl may be given others) and what they learned from the last; a part one
-        of the runs had off is as this run has it.
+        pages whose links came back off topic, the seeds that gave no page) resumes. The
+        threshold, the link score, the sibling demotion and the near-duplicate index take
+        their settings from this run (a resumed crawl may be given others) and what they
+        learned from the last; a part one of the runs had off is as this run has it.
 
         Run when the engine starts, before the first request: Scrapy's ``SpiderState``
         extension sets ``spider.state`` in its ``spider_opened`` handler, which runs after
@@ -366,6 +369,7 @@ class TopicSpider(Spider):
         if not self.settings.get("REDIS_URL"):  # in Redis, the crawl holds what these hold
             names += [
                 "allowed_domains",
+                "failed_seeds",
                 "dropped_parameters",
                 "duplicates",
                 "stored_addresses",
@@ -476,7 +480,10 @@ class TopicSpider(Spider):
         if not self.seeds and not self.settings.get("REDIS_URL"):
             load_seeds(None)  # raises: a local crawl needs seeds
         for url in self.seeds:
-            yield Request(url, meta={SCORE_KEY: SEED_SCORE, TUNNEL_KEY: 0}, errback=self.failed)
+            request = Request(url, meta={SCORE_KEY: SEED_SCORE, TUNNEL_KEY: 0}, errback=self.failed)
+            if request.url in self.failed_seeds:  # failed in a run before: fetched again
+                request.dont_filter = True
+            yield request
 
     async def parse(self, response: Any) -> Iterator[PageItem | Request]:
         """The page's item if it is on topic, and requests for its links.
@@ -485,6 +492,8 @@ class TopicSpider(Spider):
         are not parked while it is being analyzed.
         """
         self.host_pages[urlsplit(response.url).hostname or ""] += 1
+        if not response.meta.get("depth"):
+            self.failed_seeds.discard(response.meta.get("redirect_urls", [response.url])[0])
         skipped = _skip_reason(response)
         if skipped:
             self.crawler.stats.inc_value(f"topic/skipped/{skipped}")
@@ -708,6 +717,8 @@ class TopicSpider(Spider):
         self.crawler.stats.inc_value(f"topic/failed/{reason}")
         seed = request.meta.get("depth", 0) == 0
         self.seeds_failed += seed
+        if seed:
+            self.failed_seeds.add(url)
         level = logging.WARNING if seed else logging.INFO
         logger.log(level, "Not fetched %s: %s", url, message)
 
