@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import doctest
 import logging
+import os
 import shutil
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 import redis
@@ -26,6 +30,8 @@ from topicspider.redis.crawl import CrawlRecord, check_settings
 from topicspider.redis.learning import LearningSync
 from topicspider.redis.patterns import SharedPatternStats
 from topicspider.redis.simhashes import SharedSimHashIndex
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_doctests():
@@ -250,3 +256,19 @@ def test_redis_refusing_commands_for_a_while_is_waited_out(redis_server, code, c
     assert not other.add_if_new(0x123456 ^ 1), "stored in the crawl's once it is back"
     record.add_domains(["example.com"])
     assert record.domains() == ["example.com"]
+
+
+def test_redis_url_from_the_environment_keeps_the_password_off_the_command_line(redis_server):
+    """Under scrapyd a ``-d setting=REDIS_URL=…`` went into scrapyd's log and ``ps`` whole,
+    password and all; the environment variable is how ``MYSQL_URL`` avoids it."""
+    url = redis_server.url.replace("redis://", "redis://:s3cret@")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TOPICSPIDER_REDIS_URL": url}
+    shown = subprocess.run(
+        [sys.executable, "-m", "scrapy", "settings", "--get", "REDIS_URL"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert shown.stdout.strip() == url

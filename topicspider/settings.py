@@ -165,8 +165,9 @@ TOPIC_SLOT_POLICY = "host"
 TOPIC_SLOTS = 4
 
 # --- Distributed crawling (Redis) --------------------------------------------
-# A redis:// URL switches on the shared frontier; empty: a local crawl.
-REDIS_URL = ""
+# A redis:// URL switches on the shared frontier; empty: a local crawl. TOPICSPIDER_REDIS_URL
+# from the environment keeps its password out of scrapyd's log and of ps.
+REDIS_URL = os.environ.get("TOPICSPIDER_REDIS_URL", "")
 # Keyword arguments of the Redis client (redis-py); nothing is retried inside it.
 REDIS_PARAMS = {"socket_timeout": 10, "socket_connect_timeout": 5}
 # Name of the shared crawl (Redis keys topicspider:<id>:*); empty: the spider's name.
