@@ -24,9 +24,15 @@ from scrapy.settings import Settings
 
 from topicspider.redis.connection import get_client
 
-__all__ = ["LossyLink", "RedisServer", "leased_paths", "new_crawl", "request_path"]
+__all__ = ["LossyLink", "RedisServer", "leased_paths", "new_crawl", "page_url", "request_path"]
 
 _crawls = count()
+_pages = count()
+
+
+def page_url() -> str:
+    """The address of a page no test gave before."""
+    return f"http://127.0.0.1/page-{next(_pages)}.html"
 
 
 def free_port() -> int:

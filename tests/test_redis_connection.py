@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 import redis
-from redis_server import RedisServer, new_crawl
+from redis_server import RedisServer, new_crawl, page_url
 from scrapy.settings import Settings
 
 from topicspider import settings as project_settings
@@ -242,7 +242,7 @@ def test_redis_refusing_commands_for_a_while_is_waited_out(redis_server, code, c
         patterns.record("/a/<n>", accepted=True)
         sync.sync()
         sync.sync()
-        assert simhashes.add_if_new(0xABCDEF)
+        assert simhashes.add_if_new(0xABCDEF, page_url())
     warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(warnings) == 2, warnings  # one per component, not one per call
     for warning in warnings:
@@ -251,9 +251,9 @@ def test_redis_refusing_commands_for_a_while_is_waited_out(redis_server, code, c
         assert remedy in warning
     sync.sync()
     assert server.hget(f"{prefix}:fetched", "/a/<n>") == b"1", "sent once it is back"
-    assert simhashes.add_if_new(0x123456)
+    assert simhashes.add_if_new(0x123456, page_url())
     other = SharedSimHashIndex(server, prefix, 3)
-    assert not other.add_if_new(0x123456 ^ 1), "stored in the crawl's once it is back"
+    assert not other.add_if_new(0x123456 ^ 1, page_url()), "stored in the crawl's once it is back"
     record.add_domains(["example.com"])
     assert record.domains() == ["example.com"]
 

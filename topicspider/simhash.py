@@ -88,8 +88,12 @@ class SimHashIndex:
         for table, block in zip(self._tables, self.blocks(fingerprint), strict=True):
             table.setdefault(block, []).append(fingerprint)
 
-    def add_if_new(self, fingerprint: int) -> bool:
-        """Add the fingerprint unless one within ``distance`` bits is stored: whether it was."""
+    def add_if_new(self, fingerprint: int, url: str = "") -> bool:
+        """Add the fingerprint unless one within ``distance`` bits is stored: whether it was.
+
+        ``url``, the page's, is the shared index's to know a page fetched again after a
+        worker was killed (:class:`~topicspider.redis.simhashes.SharedSimHashIndex`); this
+        one is saved with the crawl's state when it closes, and holds no such page."""
         if self.near(fingerprint) is not None:
             return False
         self.add(fingerprint)

@@ -45,6 +45,8 @@ Keys, under the crawl's prefix ``P`` (``topicspider:<crawl id>``):
 ``P:simhash:<k>``      hash       ``<block number>:<block>`` → the 8-byte SimHashes of the stored
                                   pages with that block, for ``TOPIC_DUPLICATE_DISTANCE=k``
                                   (:mod:`topicspider.redis.simhashes`)
+``P:simhash:<k>:pages`` hash      a stored page's SimHash → its page key (8 bytes of its URL's
+                                  SHA-1): a page fetched again is no duplicate of itself
 ``P:synced``           hash       a learner of a worker → the number of its last section of counts
                                   added, so that one sent again is added once
                                   (:class:`topicspider.redis.learning.Outbox`)
@@ -521,13 +523,16 @@ return redis.call('SADD', KEYS[1], unpack(ARGV))
 )
 
 #: Add a stored page's SimHash unless one within k bits is there (near-duplicates). KEYS:
-#: ``P:simhash:<k>``. ARGV: the SimHash (8 bytes, big-endian), k, then its k + 1 blocks as
+#: ``P:simhash:<k>``, ``P:simhash:<k>:pages``, ``P:meta``. ARGV: the SimHash (8 bytes,
+#: big-endian), k, the page's key (8 bytes of its URL's SHA-1), then its k + 1 blocks as
 #: fields. Two SimHashes within k bits share a block, so only those under its fields are
-#: compared. Returns the near one found (8 bytes), or nil once added. KEYS[2]: ``P:meta``.
+#: compared. One the same page left is no duplicate: a worker killed between adding it and
+#: storing the page, whose request another fetched again (``P:simhash:<k>:pages``, SimHash →
+#: page key). Returns the near one found (8 bytes), or nil once added.
 ADD_SIMHASH = (
     _UNLESS_GONE
     + r"""
-local simhash, k = ARGV[1], tonumber(ARGV[2])
+local simhash, k, page = ARGV[1], tonumber(ARGV[2]), ARGV[3]
 local function near(other)
   local bits = 0
   for i = 1, 8 do
@@ -541,15 +546,16 @@ local function near(other)
   return true
 end
 local lists = {}
-for n = 3, #ARGV do
+for n = 4, #ARGV do
   local list = redis.call('HGET', KEYS[1], ARGV[n]) or ''
   for i = 1, #list, 8 do
     local other = string.sub(list, i, i + 7)
-    if near(other) then return other end
+    if near(other) and redis.call('HGET', KEYS[2], other) ~= page then return other end
   end
   lists[n] = list
 end
-for n = 3, #ARGV do redis.call('HSET', KEYS[1], ARGV[n], lists[n] .. simhash) end
+for n = 4, #ARGV do redis.call('HSET', KEYS[1], ARGV[n], lists[n] .. simhash) end
+redis.call('HSET', KEYS[2], simhash, page)
 return nil
 """
 )

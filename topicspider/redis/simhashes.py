@@ -3,6 +3,7 @@ near one that another worker stored is not stored again."""
 
 from __future__ import annotations
 
+import hashlib
 from typing import TYPE_CHECKING
 
 from topicspider.redis.connection import UNAVAILABLE, Outage
@@ -29,7 +30,7 @@ class SharedSimHashIndex:
     def __init__(self, server: Redis, prefix: str, distance: int) -> None:
         self.own = SimHashIndex(distance)
         self.key = f"{prefix}:simhash:{distance}"
-        self.meta = f"{prefix}:meta"
+        self.keys = [self.key, f"{self.key}:pages", f"{prefix}:meta"]
         self._add = server.register_script(ADD_SIMHASH)
         self._outage = Outage(
             "pages are compared with those this worker stored alone until it is back"
@@ -47,15 +48,19 @@ class SharedSimHashIndex:
         """A fingerprint within the distance of pages this worker stored, or None."""
         return self.own.near(fingerprint)
 
-    def add_if_new(self, fingerprint: int) -> bool:
-        """Add the fingerprint unless a stored page's is within the distance: whether it was."""
+    def add_if_new(self, fingerprint: int, url: str = "") -> bool:
+        """Add the fingerprint of the page at ``url`` unless another stored page's is within
+        the distance: whether it was. A SimHash the same page left is no duplicate: a worker
+        killed between adding it and storing the page left it, and another fetched the page
+        again (before, it was taken for a near-duplicate of itself, and stored by no one)."""
         if self.own.near(fingerprint) is not None:
             return False
         blocks = [f"{number}:{block}" for number, block in enumerate(self.own.blocks(fingerprint))]
+        page = hashlib.sha1(url.encode(), usedforsecurity=False).digest()[:8]
         try:
             near = self._add(
-                keys=[self.key, self.meta],
-                args=[fingerprint.to_bytes(8, "big"), self.own.distance, *blocks],
+                keys=self.keys,
+                args=[fingerprint.to_bytes(8, "big"), self.own.distance, page, *blocks],
             )
         except UNAVAILABLE as error:
             self._outage.started(error)

@@ -589,9 +589,10 @@ class TopicSpider(Spider):
         accepted = relevant and not hub and NOINDEX not in robots
         if accepted and page.relevance < crawl_threshold:
             self.crawler.stats.inc_value("topic/listed")
-        duplicate = accepted and self._is_duplicate(page.fingerprint)
+        address = without_session(response.url)
+        duplicate = accepted and self._is_duplicate(page.fingerprint, address)
         if accepted:
-            self._remember_address(without_session(response.url), page.fingerprint, duplicate)
+            self._remember_address(address, page.fingerprint, duplicate)
         return _Verdict(threshold, listed, relevant, hub, accepted, duplicate, robots, entries)
 
     def _learn(self, response: TextResponse, page: PageAnalysis, verdict: _Verdict) -> None:
@@ -750,9 +751,10 @@ class TopicSpider(Spider):
         elif (stored := self.duplicates.near(fingerprint)) in self.stored_addresses:
             self.dropped_parameters.learn_same(url, self.stored_addresses[stored])
 
-    def _is_duplicate(self, fingerprint: int) -> bool:
-        """Whether a page already stored has (nearly) the same text; if not, remember this one."""
-        return self.duplicates is not None and not self.duplicates.add_if_new(fingerprint)
+    def _is_duplicate(self, fingerprint: int, url: str) -> bool:
+        """Whether another page already stored has (nearly) the same text; if not, remember
+        this one."""
+        return self.duplicates is not None and not self.duplicates.add_if_new(fingerprint, url)
 
     def _score_links(
         self, url: str, page: PageAnalysis, depth: int, lineage: float
