@@ -14,6 +14,7 @@ from scrapy.utils.misc import load_object
 from scrapy.utils.response import response_status_message
 
 from topicspider.charset import decode
+from topicspider.inflate import ZLIB_CODINGS, inflate
 
 if TYPE_CHECKING:
     from typing import Self
@@ -28,8 +29,6 @@ logger = logging.getLogger(__name__)
 #: 500 KiB): Scrapy's parser takes seconds over megabytes of rules, then checks each of the
 #: host's requests against all of them, and the whole crawl waits meanwhile.
 READ_LIMIT = 500 * 1024
-#: The ``Content-Encoding`` values zlib undoes.
-_ZLIB_CODINGS = ("gzip", "x-gzip", "deflate")
 
 
 def is_robots_txt(request: Request) -> bool:
@@ -105,7 +104,7 @@ class RobotsTxtEncodingMiddleware:
             return response
         coding = b",".join(response.headers.getlist("Content-Encoding")).decode("latin-1")
         coding = coding.strip().lower()
-        if coding not in _ZLIB_CODINGS or _inflates(response.body):
+        if coding not in ZLIB_CODINGS or _inflates(response.body):
             return response
         logger.warning(
             "%s is not the %s its Content-Encoding header says: read as sent", response.url, coding
@@ -116,15 +115,12 @@ class RobotsTxtEncodingMiddleware:
 
 
 def _inflates(body: bytes) -> bool:
-    """Whether ``body`` begins as gzip or zlib data, or as raw deflate (IIS), as Scrapy's
-    decompression reads them."""
-    for wbits in (zlib.MAX_WBITS | 32, -zlib.MAX_WBITS):
-        try:
-            zlib.decompressobj(wbits).decompress(body, 1024)
-        except zlib.error:
-            continue
-        return True
-    return False
+    """Whether ``body`` begins as the data Scrapy's decompression reads (:func:`inflate`)."""
+    try:
+        inflate(body, 1024)
+    except zlib.error:
+        return False
+    return True
 
 
 def _not_fetched(request: Request, reason: object) -> IgnoreRequest:

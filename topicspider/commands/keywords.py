@@ -40,6 +40,7 @@ from topicspider.extraction import (
     term_counts,
     with_subwords,
 )
+from topicspider.inflate import ZLIB_CODINGS, inflate
 from topicspider.settingtypes import check_types
 from topicspider.text import SeenRegions
 
@@ -57,8 +58,6 @@ CHUNK_SIZE = 64 * 1024
 #: Bytes of a file looked at for a NUL, which no HTML or text file has but in UTF-16 or -32.
 SNIFF_SIZE = 8 * 1024
 _WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff")  # UTF-16 and UTF-32, whose ASCII has NULs
-#: The ``Content-Encoding`` values zlib undoes (it tells a gzip header from a zlib one).
-_ZLIB_CODINGS = ("gzip", "x-gzip", "deflate")
 
 
 @dataclass(frozen=True)
@@ -230,14 +229,11 @@ class PageReader:
         bytes would be the page's words."""
         if coding in ("", "identity"):
             return data
-        if coding not in _ZLIB_CODINGS:
+        if coding not in ZLIB_CODINGS:
             raise SourceError(f"{url}: cannot fetch: Content-Encoding {coding!r} is not supported")
         limit = self.max_size + 1 if self.max_size else 0
         try:
-            try:
-                body = zlib.decompressobj(zlib.MAX_WBITS | 32).decompress(data, limit)
-            except zlib.error:  # raw deflate, without zlib's header, as IIS sends it
-                body = zlib.decompressobj(-zlib.MAX_WBITS).decompress(data, limit)
+            body = inflate(data, limit)
         except zlib.error as error:
             raise SourceError(f"{url}: cannot fetch: broken {coding} body ({error})") from None
         if self.max_size and len(body) > self.max_size:
