@@ -7,9 +7,10 @@ from collections import Counter
 import pytest
 
 from topicspider.extraction import (
+    PageTerms,
     background_idf,
     default_idf,
-    html_terms,
+    html_text,
     rank_terms,
     scale_weights,
     spell,
@@ -70,6 +71,11 @@ def test_a_word_that_reads_as_another_only_among_traditional_characters_is_writt
     page = term_counts("", "選擇列印範圍")
     assert ("打印", "打印") in page.spellings
     assert spell([("打印", 3.0), ("范围", 1.0)], [page]) == [("打印", 3.0), ("範圍", 1.0)]
+
+
+def html_terms(data: bytes, url: str, content_type: str | None = None) -> PageTerms:
+    """The terms ``scrapy keywords`` counts of a sample page."""
+    return term_counts(*html_text(data, url, content_type))
 
 
 def test_html_terms_decode_any_charset_and_skip_scripts():

@@ -36,14 +36,12 @@ __all__ = [
     "SharedText",
     "background_idf",
     "default_idf",
-    "html_terms",
     "html_text",
     "plain_text",
     "rank_terms",
     "scale_weights",
     "spell",
     "term_counts",
-    "text_terms",
     "with_subwords",
 ]
 
@@ -197,24 +195,6 @@ def html_text(
 def plain_text(data: bytes) -> tuple[str, str]:
     """A plain-text sample's title (none) and body."""
     return "", decode(data, "text/plain")[1]
-
-
-def html_terms(
-    data: bytes,
-    url: str,
-    content_type: str | None = None,
-    *,
-    title_weight: float = 3.0,
-    regions: SeenRegions | None = None,
-) -> PageTerms:
-    """Terms of an HTML page's title and visible body (:func:`html_text`)."""
-    title, body = html_text(data, url, content_type, regions)
-    return term_counts(title, body, title_weight=title_weight)
-
-
-def text_terms(data: bytes) -> PageTerms:
-    """Terms of a plain-text sample."""
-    return term_counts(*plain_text(data))
 
 
 def background_idf(documents: Iterable[Counter[str]]) -> Idf:
