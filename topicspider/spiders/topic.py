@@ -493,7 +493,7 @@ class TopicSpider(Spider):
         """
         self.host_pages[urlsplit(response.url).hostname or ""] += 1
         if not response.meta.get("depth"):
-            self.failed_seeds.discard(response.meta.get("redirect_urls", [response.url])[0])
+            self.failed_seeds.discard(_given_url(response.request))
         skipped = _skip_reason(response)
         if skipped:
             self.crawler.stats.inc_value(f"topic/skipped/{skipped}")
@@ -695,9 +695,8 @@ class TopicSpider(Spider):
             reason = f"{reason}/{status}"
             message = f"HTTP {response_status_message(status)}"  # not "Ignoring non-200 response"
             self.patterns.record(template(request.url), False)  # a dead folder is barren too
-        # The address the user or the page gave, and where its redirects ended.
-        url, *_ = request.meta.get("redirect_urls") or [request.url]
-        if url != request.url:
+        url = _given_url(request)
+        if url != request.url:  # where its redirects ended
             message = f"{message} (redirected to {request.url})"
         self._not_fetched(request, url, reason, message)
 
@@ -793,3 +792,8 @@ class TopicSpider(Spider):
             scored.append((*self.strategy.score_and_features(candidate), link))
         scored.sort(key=lambda item: -item[0])
         return scored
+
+
+def _given_url(request: Request) -> str:
+    """The address the user or a page gave, before any redirect."""
+    return request.meta.get("redirect_urls", [request.url])[0]
