@@ -238,14 +238,17 @@ def create_tables(cursor: Cursor) -> None:
 
     Only a missing table is created: an account that may write but not ``CREATE`` (a
     database's owner made the tables) is refused ``CREATE TABLE IF NOT EXISTS`` even for a
-    table that exists."""
+    table that exists. Only the tables that were there are checked: those made here are
+    as :data:`CREATE_TABLES` has them."""
     cursor.execute(
-        "SELECT TABLE_NAME FROM information_schema.TABLES"
-        " WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN %s",
+        "SELECT TABLE_NAME, COLUMN_NAME, IS_NULLABLE, COLUMN_DEFAULT, EXTRA"
+        " FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN %s",
         (tuple(TABLES),),
     )
-    existing = {table.lower() for (table,) in cursor.fetchall()}
-    absent = [name for name in TABLES if name not in existing]
+    columns = [(table.lower(), column.lower(), *rest) for table, column, *rest in cursor.fetchall()]
+    found = {table for table, *_ in columns}
+    existing = [name for name in TABLES if name in found]
+    absent = [name for name in TABLES if name not in found]
     try:
         for name, statement in zip(TABLES, CREATE_TABLES, strict=True):
             if name in absent:
@@ -254,16 +257,12 @@ def create_tables(cursor: Cursor) -> None:
         if exc.args[0] == ER.TABLEACCESS_DENIED_ERROR:
             raise CreateDenied(absent) from exc
         raise
-    cursor.execute(
-        "SELECT TABLE_NAME, COLUMN_NAME, IS_NULLABLE, COLUMN_DEFAULT, EXTRA"
-        " FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN %s",
-        (tuple(TABLES),),
-    )
-    columns = [(table.lower(), column.lower(), *rest) for table, column, *rest in cursor.fetchall()]
+    if not existing:  # made here, as CREATE_TABLES has them
+        return
     present = {(table, column) for table, column, *_ in columns}
     missing = {
-        name: [column for column in table.columns if (name, column) not in present]
-        for name, table in TABLES.items()
+        name: [column for column in TABLES[name].columns if (name, column) not in present]
+        for name in existing
     }
     unfilled: dict[str, list[str]] = {}
     for table, column, nullable, default, extra in columns:
@@ -286,7 +285,7 @@ def create_tables(cursor: Cursor) -> None:
     keyed = {(table, tuple(key_columns)) for (table, _), key_columns in unique.items()}
     keys = {
         name: [key for key, wanted in unique_keys(name).items() if (name, wanted) not in keyed]
-        for name in TABLES
+        for name in existing
     }
     missing = {table: names for table, names in missing.items() if names}
     keys = {table: names for table, names in keys.items() if names}
