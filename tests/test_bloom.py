@@ -163,3 +163,12 @@ def test_recently_seen_items_are_answered_without_asking_redis(redis_client):
 def test_redis_bits_refuse_more_than_a_redis_string_holds(redis_client):
     with pytest.raises(ValueError, match="at most"):
         RedisBits(redis_client, "test:big", 2**33)
+
+
+def test_a_filter_the_disk_has_no_room_for_leaves_no_file_behind(small_fs):
+    """Before, a full disk left a ``.part`` file of the bits written so far."""
+    folder = small_fs("64k")
+    path = folder / "requests.bloom"
+    with pytest.raises(OSError, match="No space left"):
+        BloomFilter.local(1_000_000, 0.001).save(path)  # 1.8 MB
+    assert list(folder.iterdir()) == []

@@ -26,6 +26,8 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from topicspider import atomic
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -195,14 +197,11 @@ class BloomFilter:
     # Local filters only: the bits in a file, so that a crawl resumes with them.
 
     def save(self, path: Path) -> None:
-        """Write the filter to ``path`` atomically (a temporary file renamed into place)."""
+        """Write the filter to ``path`` whole or not at all (:func:`topicspider.atomic.replace`)."""
         if not isinstance(self.bits, LocalBits):
             raise TypeError("only a filter with LocalBits can be saved")
-        temp = path.with_name(f"{path.name}.part")
-        with temp.open("wb") as file:
-            file.write(self.HEADER.pack(self.MAGIC, self.bits.size, self.hashes, self.count))
-            file.write(self.bits.data)
-        os.replace(temp, path)
+        header = self.HEADER.pack(self.MAGIC, self.bits.size, self.hashes, self.count)
+        atomic.replace(path, (header, self.bits.data))
 
     @classmethod
     def open(cls, path: Path, capacity: int, error_rate: float) -> Self:
