@@ -18,12 +18,17 @@ def page(title: str, refresh: str = "", body: str = "") -> bytes:
 
 class Portal(Handler):
     """A GBK sports portal: ``/`` refreshes to ``/index.html``, the front page, which
-    reloads itself every minute; a gate that refreshes to itself at once; articles."""
+    reloads itself every minute; a gate that refreshes to itself at once; a JSP page that
+    reloads itself under a new session id each time; articles."""
 
     gate_visits = 0
+    sessions = 0
 
     def do_GET(self) -> None:
-        links = '<a href="/gate.html">足球比赛专题</a><a href="/news/1.html">足球比赛报道</a>'
+        links = (
+            '<a href="/gate.html">足球比赛专题</a><a href="/news/1.html">足球比赛报道</a>'
+            '<a href="/live/score.jsp">足球比赛直播</a>'
+        )
         if self.path == "/robots.txt":
             self.send(b"", status=404)
         elif self.path == "/":
@@ -33,6 +38,9 @@ class Portal(Handler):
         elif self.path == "/gate.html":
             Portal.gate_visits += 1
             self.send(page("足球比赛专题", "0; url=/gate.html"))
+        elif self.path.startswith("/live/score.jsp"):
+            Portal.sessions += 1
+            self.send(page("足球比赛直播", f"30; url=/live/score.jsp;jsessionid={Portal.sessions}"))
         else:
             self.send(page("足球比赛报道"))
 
@@ -45,6 +53,17 @@ def test_a_front_page_that_reloads_itself_is_crawled(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     assert "redirect loop" not in result.stderr
     stored = paths(read_jsonl(tmp_path / "pages" / "index.jsonl"))
-    assert sorted(stored) == ["/gate.html", "/index.html", "/news/1.html"]
+    assert sorted(stored) == ["/gate.html", "/index.html", "/live/score.jsp", "/news/1.html"]
     # A refresh to itself at once is followed once (a cookie gate); then it is the page.
     assert Portal.gate_visits == 2
+
+
+def test_a_page_that_reloads_itself_under_a_new_session_id_is_crawled(tmp_path):
+    """Its refresh leads to the page the seen-set knows (session ids left out). Before, the
+    refresh was followed, then taken for a redirect loop, and the page was lost."""
+    with serving(Portal) as url:
+        result = crawl_seed(f"{url}/live/score.jsp", tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "redirect loop" not in result.stderr
+    stored = paths(read_jsonl(tmp_path / "pages" / "index.jsonl"))
+    assert stored == ["/live/score.jsp"]

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware
 from scrapy.http import HtmlResponse
 from scrapy.utils.response import get_meta_refresh
-from w3lib.url import canonicalize_url
+
+from topicspider.redirects import same_page
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -32,14 +33,10 @@ class SelfRefreshMiddleware(MetaRefreshMiddleware):
     ) -> Request | Response:
         if isinstance(response, HtmlResponse) and not request.meta.get("dont_redirect"):
             delay, url = get_meta_refresh(response, ignore_tags=self._ignore_tags)
-            if url and _same(url, response.url):
-                refetched = any(
-                    _same(url, earlier) for earlier in request.meta.get("redirect_urls", ())
+            if url:
+                itself, *earlier = same_page(
+                    self.crawler, url, [response.url, *request.meta.get("redirect_urls", ())]
                 )
-                if delay or refetched:
+                if itself and (delay or any(earlier)):
                     return response
         return super().process_response(request, response)
-
-
-def _same(url: str, other: str) -> bool:
-    return canonicalize_url(url) == canonicalize_url(other)

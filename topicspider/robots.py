@@ -15,6 +15,7 @@ from scrapy.utils.response import response_status_message
 
 from topicspider.charset import decode
 from topicspider.inflate import ZLIB_CODINGS, inflate
+from topicspider.redirects import given_url
 
 if TYPE_CHECKING:
     from typing import Self
@@ -36,8 +37,7 @@ def is_robots_txt(request: Request) -> bool:
     or where that redirected to (some sites send it to their front page)."""
     if not request.meta.get("dont_obey_robotstxt"):
         return False
-    first_url = request.meta.get("redirect_urls", [request.url])[0]
-    return urlsplit(first_url).path == "/robots.txt"
+    return urlsplit(given_url(request)).path == "/robots.txt"
 
 
 class RobotsTxtFailureMiddleware:

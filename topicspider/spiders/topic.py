@@ -35,6 +35,7 @@ from topicspider.items import PageItem
 from topicspider.keywords import KeywordVector, load_keywords
 from topicspider.listings import LISTED_KEY, TopicalLists
 from topicspider.pqueues import LINKS_QUEUED_KEY, RESERVE_KEY, SCORE_KEY
+from topicspider.redirects import given_url, same_page
 from topicspider.redis.connection import get_client, key_prefix
 from topicspider.redis.crawl import check_settings
 from topicspider.redis.learning import Learner, LearningSync
@@ -431,7 +432,7 @@ class TopicSpider(Spider):
             # Copied from the request that redirected to itself: this one is filtered again.
             request.dont_filter = False
         if not request.dont_filter:
-            earlier = self._same_addresses(request.url, redirected_from)
+            earlier = same_page(self.crawler, request.url, redirected_from)
             if earlier[-1] and not any(earlier[:-1]):
                 # A redirect to the address itself (a cookie gate: 302 to the same URL with a
                 # Set-Cookie, or ``http://host`` to ``/``) is no duplicate: fetch it again,
@@ -461,14 +462,6 @@ class TopicSpider(Spider):
                 host,
             )
 
-    def _same_addresses(self, url: str, others: list[str]) -> list[bool]:
-        """Whether the seen-set takes ``url`` and each of ``others`` for one address
-        (``/a?x=1&y=2`` and ``/a?y=2&x=1``, ``http://host`` and ``http://host/``, ``/a`` and
-        ``/a#top``)."""
-        fingerprint = self.crawler.request_fingerprinter.fingerprint
-        own = fingerprint(Request(url))
-        return [other == url or fingerprint(Request(other)) == own for other in others]
-
     def _host_full(self, url: str) -> bool:
         if not self.max_pages_per_host:
             return False
@@ -493,7 +486,7 @@ class TopicSpider(Spider):
         """
         self.host_pages[urlsplit(response.url).hostname or ""] += 1
         if not response.meta.get("depth"):
-            self.failed_seeds.discard(_given_url(response.request))
+            self.failed_seeds.discard(given_url(response.request))
         skipped = _skip_reason(response)
         if skipped:
             self.crawler.stats.inc_value(f"topic/skipped/{skipped}")
@@ -695,7 +688,7 @@ class TopicSpider(Spider):
             reason = f"{reason}/{status}"
             message = f"HTTP {response_status_message(status)}"  # not "Ignoring non-200 response"
             self.patterns.record(template(request.url), False)  # a dead folder is barren too
-        url = _given_url(request)
+        url = given_url(request)
         if url != request.url:  # where its redirects ended
             message = f"{message} (redirected to {request.url})"
         self._not_fetched(request, url, reason, message)
@@ -792,8 +785,3 @@ class TopicSpider(Spider):
             scored.append((*self.strategy.score_and_features(candidate), link))
         scored.sort(key=lambda item: -item[0])
         return scored
-
-
-def _given_url(request: Request) -> str:
-    """The address the user or a page gave, before any redirect."""
-    return request.meta.get("redirect_urls", [request.url])[0]
