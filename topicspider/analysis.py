@@ -92,7 +92,7 @@ class PageAnalysis:
 class Analyzer:
     """Turns a response's URL, bytes and Content-Type into a :class:`PageAnalysis`.
 
-    Built from plain values (see :meth:`from_settings`) so that worker processes can
+    Built from plain values (see :meth:`arguments`) so that worker processes can
     build their own from the same arguments.
     """
 
