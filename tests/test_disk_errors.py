@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import subprocess
 from contextlib import suppress
 from pathlib import Path
 
@@ -43,6 +44,29 @@ def test_accepted_pages_the_full_disk_lost_are_listed_to_fetch_again(
     assert int(listed[1]) == len(lost)
     assert sorted(listed[2].split()) == lost
     assert f"'topic/not_stored': {len(lost)}" in result.stderr
+
+
+def test_accepted_pages_the_full_disk_lost_are_fetched_again_when_the_crawl_resumes(
+    site, site_url, tmp_path, small_fs
+):
+    """Before, the seen-set in JOBDIR held them, and only a crawl of their own fetched them."""
+    pages = small_fs("20k")
+    command = crawl_command(
+        site_url, site, tmp_path, f"TOPIC_PAGES_DIR={pages}", f"JOBDIR={tmp_path / 'job'}"
+    )
+    first = scrapy(*command)
+    assert "'finish_reason': 'pages_dir_error'" in first.stderr, first.stderr[-2000:]
+    assert "the crawl fetches them again when it resumes from its JOBDIR" in first.stderr
+    lost = {row["url"] for row in fetch_log(tmp_path) if row["accepted"]} - stored_urls(pages)
+    assert lost, "the disk was large enough for every page"
+    subprocess.run(["mount", "-o", "remount,size=10m", str(pages)], check=True)
+    resumed = scrapy(*command)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert lost <= stored_urls(pages)
+
+
+def stored_urls(pages: Path) -> set[str]:
+    return {json.loads(line)["url"] for line in (pages / "index.jsonl").open(encoding="utf-8")}
 
 
 def test_the_fetch_log_folder_is_created(site, site_url, tmp_path):

@@ -1406,18 +1406,19 @@ def test_a_job_id_that_cannot_name_a_spool_folder_stops_the_crawl_in_one_line(tm
 def test_a_full_spool_disk_stops_the_crawl_and_names_the_pages_not_in_mysql(
     site, site_url, tmp_path, mysql_url, small_fs
 ):
+    """Then the crawl, resumed once there is room, fetches them again. Before, its seen-set
+    held them and they never reached MySQL."""
     spool = small_fs("64k")
-    result = scrapy(
-        *crawl_command(
-            site,
-            site_url,
-            tmp_path,
-            f"MYSQL_SPOOL_DIR={spool}",
-            "MYSQL_FLUSH_INTERVAL=3600",  # one segment, growing until the disk is full
-            "MYSQL_BATCH_SIZE=100000",
-        ),
-        env={"TOPICSPIDER_MYSQL_URL": mysql_url},
+    command = crawl_command(
+        site,
+        site_url,
+        tmp_path,
+        f"MYSQL_SPOOL_DIR={spool}",
+        "MYSQL_FLUSH_INTERVAL=3600",  # one segment, growing until the disk is full
+        "MYSQL_BATCH_SIZE=100000",
+        f"JOBDIR={tmp_path / 'job'}",
     )
+    result = scrapy(*command, env={"TOPICSPIDER_MYSQL_URL": mysql_url})
     assert "'finish_reason': 'mysql_spool_error'" in result.stderr, result.stderr[-3000:]
     assert result.returncode == 1
     assert f"Cannot write to the MySQL spool {spool} (MYSQL_SPOOL_DIR): " in result.stderr
@@ -1429,12 +1430,19 @@ def test_a_full_spool_disk_stops_the_crawl_and_names_the_pages_not_in_mysql(
     stored = set(pages_by_url(mysql_url))
     assert stored < indexed
     listed = re.search(
-        rf"ERROR: (\d+) accepted pages are not in MySQL, the spool {spool} having failed: (.*)",
+        rf"ERROR: (\d+) accepted pages are not in MySQL, the spool {spool} having failed: "
+        r"([^;\n]*)",
         result.stderr,
     )
     assert listed, result.stderr[-3000:]
     assert sorted(listed[2].split()) == sorted(indexed - stored)
     assert int(listed[1]) == stats_from(result.stderr)["mysql/not_spooled"] == len(indexed - stored)
+    assert "the crawl fetches them again when it resumes from its JOBDIR" in result.stderr
+
+    subprocess.run(["mount", "-o", "remount,size=10m", str(spool)], check=True)
+    resumed = scrapy(*command, env={"TOPICSPIDER_MYSQL_URL": mysql_url})
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert indexed <= set(pages_by_url(mysql_url))
 
 
 # --- a crawl paused and resumed with JOBDIR ------------------------------------------------

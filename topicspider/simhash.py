@@ -92,8 +92,8 @@ class SimHashIndex:
         """Add the fingerprint unless one within ``distance`` bits is stored: whether it was.
 
         ``url``, the page's, is the shared index's to know a page fetched again after a
-        worker was killed (:class:`~topicspider.redis.simhashes.SharedSimHashIndex`); this
-        one is saved with the crawl's state when it closes, and holds no such page."""
+        worker was killed (:class:`~topicspider.redis.simhashes.SharedSimHashIndex`); with
+        this one, the spider knows such a page by the addresses it keeps of stored pages."""
         if self.near(fingerprint) is not None:
             return False
         self.add(fingerprint)

@@ -5,11 +5,26 @@ from __future__ import annotations
 from contextlib import suppress
 from typing import TYPE_CHECKING
 
+from scrapy.exceptions import DropItem
 from scrapy.utils.defer import deferred_from_coro
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from twisted.internet.defer import Deferred
+
+
+class NotStored(DropItem):
+    """An accepted page a pipeline failed to store: the spider fetches it again when the
+    crawl resumes from its ``JOBDIR``."""
+
+
+def refetch_note(crawler: Crawler | None) -> str:
+    """What the line naming the pages not stored adds: whether the crawl fetches them again
+    (with ``JOBDIR``; in Redis the crawl's state is not the spider's)."""
+    settings = crawler.settings if crawler else {}
+    if settings.get("JOBDIR") and not settings.get("REDIS_URL"):
+        return "; the crawl fetches them again when it resumes from its JOBDIR"
+    return ""
 
 
 def close_crawl(crawler: Crawler | None, reason: str) -> Deferred[None] | None:

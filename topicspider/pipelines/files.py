@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
-from scrapy.exceptions import CloseSpider, DropItem, NotConfigured
+from scrapy.exceptions import CloseSpider, NotConfigured
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.reactor import is_reactor_installed
 
@@ -17,7 +17,7 @@ from topicspider.exceptions import ConfigError
 from topicspider.locks import hold
 from topicspider.pagestore import INDEX_FIELDS, PageStore, tidy_index
 from topicspider.paths import INDEX_NAME
-from topicspider.pipelines import close_crawl
+from topicspider.pipelines import NotStored, close_crawl, refetch_note
 
 if TYPE_CHECKING:
     from typing import Self
@@ -150,10 +150,11 @@ class FilesystemPipeline:
         if self._not_stored:
             self.stats.set_value("topic/not_stored", len(self._not_stored))
             logger.error(
-                "%d accepted pages were not stored, the pages folder %s having failed: %s",
+                "%d accepted pages were not stored, the pages folder %s having failed: %s%s",
                 len(self._not_stored),
                 self.pages_dir.absolute(),
                 " ".join(self._not_stored),
+                refetch_note(self.crawler),
             )
 
     async def process_item(self, item: Any, spider: Spider | None = None) -> Any:
@@ -185,7 +186,7 @@ class FilesystemPipeline:
             error = self._error(exc)
             logger.error("%s; closing the spider", error)
             self._closing = close_crawl(self.crawler, CLOSE_REASON)
-            raise DropItem(str(error)) from exc
+            raise NotStored(str(error)) from exc
         adapter["path"] = path
         if new:
             self.stats.inc_value("topic/stored")
@@ -212,8 +213,8 @@ class FilesystemPipeline:
             os.close(self._lock)
             self._lock = None
 
-    def _dropped(self) -> DropItem:
-        return DropItem(f"Not stored: the pages folder {self.pages_dir.absolute()} failed")
+    def _dropped(self) -> NotStored:
+        return NotStored(f"Not stored: the pages folder {self.pages_dir.absolute()} failed")
 
     def _error(self, exc: Exception) -> PagesDirError:
         return PagesDirError(

@@ -27,7 +27,7 @@ from topicspider.exceptions import ConfigError
 from topicspider.mysql import schema
 from topicspider.mysql.spool import Segment, Spool, SpoolError, read, waiting
 from topicspider.mysql.url import MySQLUrl
-from topicspider.pipelines import close_crawl
+from topicspider.pipelines import NotStored, close_crawl, refetch_note
 from topicspider.pipelines.files import SCRAPYD_JOB_ARGUMENT, job_folder
 from topicspider.settingtypes import check_types
 from topicspider.signals import links_discovered
@@ -239,6 +239,7 @@ class MySQLPipeline:
         record = schema.page_record(ItemAdapter(item), self.crawl_id)
         if not self._append([record]):
             self._not_spooled.append(record["row"]["url"])
+            raise NotStored(f"Not in MySQL: the spool {self.spool.folder.absolute()} failed")
         return item
 
     def links_discovered(self, page_url: str, links: list[dict[str, Any]]) -> None:
@@ -288,10 +289,11 @@ class MySQLPipeline:
         if self._not_spooled:
             self.stats.set_value("mysql/not_spooled", len(self._not_spooled))
             logger.error(
-                "%d accepted pages are not in MySQL, the spool %s having failed: %s",
+                "%d accepted pages are not in MySQL, the spool %s having failed: %s%s",
                 len(self._not_spooled),
                 self.spool.folder.absolute(),
                 " ".join(self._not_spooled),
+                refetch_note(self.crawler),
             )
 
     def _kept_crawl_id(self, crawl_id: str) -> str:

@@ -34,6 +34,7 @@ from topicspider.importance import Opic
 from topicspider.items import PageItem
 from topicspider.keywords import KeywordVector, load_keywords
 from topicspider.listings import LISTED_KEY, TopicalLists
+from topicspider.pipelines import NotStored
 from topicspider.pqueues import LINKS_QUEUED_KEY, RESERVE_KEY, SCORE_KEY
 from topicspider.redirects import given_url, same_page
 from topicspider.redis.connection import get_client, key_prefix
@@ -255,6 +256,7 @@ class TopicSpider(Spider):
         crawler.signals.connect(spider.restore_state, signal=signals.engine_started)
         crawler.signals.connect(spider.scheduled, signal=signals.request_scheduled)
         crawler.signals.connect(spider.idle, signal=signals.spider_idle)
+        crawler.signals.connect(spider.item_dropped, signal=signals.item_dropped)
         return spider
 
     def configure(self, crawler: Crawler) -> None:
@@ -282,6 +284,9 @@ class TopicSpider(Spider):
         # Seeds that gave no page, by their request's URL: with JOBDIR the seen-set holds
         # them, and the same command run again once the site is back would filter them.
         self.failed_seeds: set[str] = set()
+        # Accepted pages the pages folder failed to store, by URL, with their depth: the
+        # seen-set holds them too, and a crawl resumed from JOBDIR fetches them again.
+        self.not_stored: dict[str, int] = {}
         self.sent_links = SentLinks(settings.getint("TOPIC_SENT_LINKS"))
         self.canonicals = KnownCanonicals()
         self.dropped_parameters = DroppedParameters()
@@ -355,7 +360,8 @@ class TopicSpider(Spider):
         what the crawl learned (URL templates, page fingerprints and the stored pages'
         addresses, link-score mix, the hosts its seeds redirected to, the canonical
         addresses of pages fetched at another and the query parameters those drop, the
-        pages whose links came back off topic, the seeds that gave no page) resumes. The
+        pages whose links came back off topic, the seeds that gave no page, the accepted pages
+        not stored) resumes. The
         threshold, the link score, the sibling demotion and the near-duplicate index take
         their settings from this run (a resumed crawl may be given others) and what they
         learned from the last; a part one of the runs had off is as this run has it.
@@ -371,6 +377,7 @@ class TopicSpider(Spider):
             names += [
                 "allowed_domains",
                 "failed_seeds",
+                "not_stored",
                 "dropped_parameters",
                 "duplicates",
                 "stored_addresses",
@@ -405,6 +412,12 @@ class TopicSpider(Spider):
         if self.seeds_failed and not scored and not self.settings.get("REDIS_URL"):
             logger.error("No seed gave a page: nothing was crawled")
             raise CloseSpider(SEEDS_FAILED_REASON)
+
+    def item_dropped(self, item: Any, exception: BaseException, **kwargs: Any) -> None:
+        """An accepted page a pipeline failed to store is kept to fetch again (see
+        ``not_stored``)."""
+        if isinstance(exception, NotStored) and isinstance(item, PageItem):
+            self.not_stored[item.url] = item.depth
 
     def closed(self, reason: str) -> None:
         """What the crawl learned goes in the final stats: the threshold its last verdicts
@@ -477,6 +490,13 @@ class TopicSpider(Spider):
             if request.url in self.failed_seeds:  # failed in a run before: fetched again
                 request.dont_filter = True
             yield request
+        for url, depth in list(self.not_stored.items()):
+            yield Request(
+                url,
+                dont_filter=True,
+                errback=self.failed,
+                meta={SCORE_KEY: SEED_SCORE, TUNNEL_KEY: 0, "depth": depth},
+            )
 
     async def parse(self, response: Any) -> Iterator[PageItem | Request]:
         """The page's item if it is on topic, and requests for its links.
@@ -487,6 +507,7 @@ class TopicSpider(Spider):
         self.host_pages[urlsplit(response.url).hostname or ""] += 1
         if not response.meta.get("depth"):
             self.failed_seeds.discard(given_url(response.request))
+        self.not_stored.pop(given_url(response.request), None)
         skipped = _skip_reason(response)
         if skipped:
             self.crawler.stats.inc_value(f"topic/skipped/{skipped}")
@@ -745,8 +766,11 @@ class TopicSpider(Spider):
 
     def _is_duplicate(self, fingerprint: int, url: str) -> bool:
         """Whether another page already stored has (nearly) the same text; if not, remember
-        this one."""
-        return self.duplicates is not None and not self.duplicates.add_if_new(fingerprint, url)
+        this one. A page fetched again because the pages folder failed to store it (see
+        ``not_stored``) is no copy of itself."""
+        if self.duplicates is None or self.duplicates.add_if_new(fingerprint, url):
+            return False
+        return self.stored_addresses.get(self.duplicates.near(fingerprint)) != url
 
     def _score_links(
         self, url: str, page: PageAnalysis, depth: int, lineage: float
