@@ -1097,6 +1097,94 @@ def test_a_database_that_fails_only_as_the_crawl_closes_is_said_so(
     assert stats_from(log)["mysql/unwritten"] == len(index) > 0
 
 
+def test_insert_taken_away_and_given_back_mid_crawl_every_page_arrives(
+    site, site_url, tmp_path, lost_mariadb, mysql_password
+):
+    """Before, the connection that was refused stayed in the pool, and MariaDB applies a
+    database's grants to a session only at its next ``USE``: refused until the crawl ended."""
+    lost_mariadb.start()
+    mysql_url = lost_mariadb.create_database("regrant")
+    user = "regrant"
+    with closing(lost_mariadb.admin()) as connection, connection.cursor() as cursor:
+        cursor.execute("CREATE USER %s@'127.0.0.1' IDENTIFIED BY %s", (user, mysql_password))
+        cursor.execute("GRANT ALL ON `regrant`.* TO %s@'127.0.0.1'", (user,))
+    writer = mysql_url.replace(f"{lost_mariadb.user}:", f"{user}:", 1)
+    crawl = start_slow_crawl(
+        site, site_url, tmp_path, writer, "MYSQL_RETRY_DELAY=0.2", "MYSQL_RETRY_MAX_DELAY=1"
+    )
+    try:
+        wait_for(lambda: stored_count(mysql_url) >= 2, what="the first rows")
+        with closing(lost_mariadb.admin()) as connection, connection.cursor() as cursor:
+            cursor.execute("REVOKE INSERT ON `regrant`.* FROM %s@'127.0.0.1'", (user,))
+            cursor.execute("SELECT id FROM information_schema.PROCESSLIST WHERE USER = %s", (user,))
+            for (session,) in cursor.fetchall():  # so that the next write is refused
+                cursor.execute(f"KILL {session}")
+        wait_for(
+            lambda: "INSERT command denied" in (tmp_path / "crawl.log").read_text("utf-8"),
+            what="a write refused",
+        )
+        with closing(lost_mariadb.admin()) as connection, connection.cursor() as cursor:
+            cursor.execute("GRANT INSERT ON `regrant`.* TO %s@'127.0.0.1'", (user,))
+        assert crawl.wait(timeout=120) == 0
+    finally:
+        crawl.kill()
+    log = (tmp_path / "crawl.log").read_text("utf-8")
+    assert_rows_equal_index(mysql_url, tmp_path / "pages")
+    assert "is back" in log
+    assert "mysql/unwritten" not in stats_from(log)
+
+
+def test_a_database_dropped_and_made_again_mid_crawl_gets_its_tables_again(
+    site, site_url, tmp_path, lost_mariadb
+):
+    """Before, the tables were made only as the spider opened, and every write after was
+    refused (1146, no such table) until the crawl ended."""
+    lost_mariadb.start()
+    mysql_url = lost_mariadb.create_database("remade")
+    crawl = start_slow_crawl(
+        site, site_url, tmp_path, mysql_url, "MYSQL_RETRY_DELAY=0.2", "MYSQL_RETRY_MAX_DELAY=1"
+    )
+    try:
+        wait_for(lambda: stored_count(mysql_url) >= 2, what="the first rows")
+        with closing(lost_mariadb.admin()) as connection, connection.cursor() as cursor:
+            cursor.execute("DROP DATABASE remade")
+        lost_mariadb.create_database("remade")
+        fetched = len(read_jsonl(tmp_path / "fetch.jsonl"))
+        assert crawl.wait(timeout=120) == 0
+    finally:
+        crawl.kill()
+    log = (tmp_path / "crawl.log").read_text("utf-8")
+    assert "mysql/unwritten" not in stats_from(log)
+    stored = {line["url"] for line in read_jsonl(tmp_path / "pages" / "index.jsonl")}
+    fetched_since = {row["url"] for row in read_jsonl(tmp_path / "fetch.jsonl")[fetched:]}
+    assert stored & fetched_since, "no page was stored after the database was made again"
+    assert stored & fetched_since <= set(pages_by_url(mysql_url))
+
+
+def test_a_database_back_while_the_crawl_closes_takes_the_rows(
+    site, site_url, tmp_path, lost_mariadb
+):
+    """Before, the write was retried at the delay the outage had grown to (30 s), past the
+    close's wait, and the rows were left in the spool."""
+    lost_mariadb.start()
+    mysql_url = lost_mariadb.create_database("closeback")
+    crawl = start_slow_crawl(
+        site, site_url, tmp_path, mysql_url, "MYSQL_RETRY_DELAY=0.2", "MYSQL_RETRY_MAX_DELAY=60"
+    )
+    try:
+        wait_for(lambda: stored_count(mysql_url) >= 2, what="the first rows")
+        lost_mariadb.stop()
+        log = tmp_path / "crawl.log"
+        wait_for(lambda: "Closing spider" in log.read_text("utf-8"), what="the crawl to close")
+        lost_mariadb.start()
+        assert crawl.wait(timeout=120) == 0
+    finally:
+        crawl.kill()
+    log = (tmp_path / "crawl.log").read_text("utf-8")
+    assert_rows_equal_index(mysql_url, tmp_path / "pages")
+    assert "mysql/unwritten" not in stats_from(log)
+
+
 def test_replay_without_a_database_keeps_the_spool(tmp_path, mysql_password):
     spool = Spool(tmp_path / "spool")
     spool.open()

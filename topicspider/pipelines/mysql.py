@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pymysql
 from itemadapter import ItemAdapter
+from pymysql.constants import ER
 from scrapy.exceptions import CloseSpider, NotConfigured
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.enterprise import adbapi
@@ -69,15 +70,16 @@ class MySQLUnavailable(CloseSpider):
 
 
 class _Connection(adbapi.Connection):
-    """A pooled connection that, when rolling back fails because the server has gone, just
-    drops the connection — adbapi would log a traceback for each try; the pipeline reports
-    an outage once. The next write connects afresh."""
+    """A pooled connection dropped after a failed write, and the next write connects
+    afresh: a new session sees what changed since (MariaDB applies a database's grants to
+    a session only at its next ``USE``: INSERT taken away and given back was refused for
+    good). A rollback that fails because the server has gone is no error of its own: adbapi
+    would log a traceback for each try; the pipeline reports an outage once."""
 
     def rollback(self) -> None:
-        try:
+        with suppress(pymysql.Error):
             self._connection.rollback()
-        except pymysql.Error:
-            self._pool.disconnect(self._connection)
+        self._pool.disconnect(self._connection)
 
 
 def _create_tables(connection: Any) -> None:
@@ -86,9 +88,17 @@ def _create_tables(connection: Any) -> None:
 
 
 def _write_segment(connection: Any, segment: Segment) -> schema.Written:
-    """Runs in the pool's thread; adbapi commits when it returns, rolls back if it raises."""
+    """Runs in the pool's thread; adbapi commits when it returns, rolls back if it raises.
+    Tables gone since the crawl made them (the database dropped and made again) are made
+    again, as a first use makes them."""
     connection.ping(reconnect=True)  # the server may have restarted since the last write
     with connection.cursor() as cursor:
+        try:
+            return schema.write(cursor, read(segment.path))
+        except pymysql.ProgrammingError as exc:
+            if exc.args[0] != ER.NO_SUCH_TABLE:
+                raise
+        schema.create_tables(cursor)
         return schema.write(cursor, read(segment.path))
 
 
@@ -386,13 +396,16 @@ class MySQLPipeline:
         from twisted.internet import reactor  # here: the one Scrapy installed
 
         self._writing = None
+        # Closing, the crawl waits MYSQL_CLOSE_TIMEOUT at most: retried at the first delay,
+        # not at one the outage grew past that wait.
+        delay = min(self._delay, self.retry_delay) if self._closed else self._delay
         self.stats.inc_value("mysql/errors")
         self._spooled(self._queue)
         if not failure.check(pymysql.Error, OSError):
             logger.error(
                 "Writing %s to MySQL failed; retrying in %gs",
                 segment.path,
-                self._delay,
+                delay,
                 exc_info=(failure.type, failure.value, failure.getTracebackObject()),
             )
         elif self._closed and not self._outage:
@@ -411,12 +424,12 @@ class MySQLPipeline:
                 self.url,
                 failure.value,
                 self.spool.folder.absolute(),
-                self._delay,
+                delay,
             )
         else:
-            logger.debug("MySQL still failing: %s; retrying in %gs", failure.value, self._delay)
+            logger.debug("MySQL still failing: %s; retrying in %gs", failure.value, delay)
         self._outage = True
-        self._retry = reactor.callLater(self._delay, self._retry_now)
+        self._retry = reactor.callLater(delay, self._retry_now)
         self._delay = min(self._delay * 2, self.max_retry_delay)
 
     def _set_aside(self, refused: list[schema.Refused], segment: Segment) -> bool:
