@@ -44,6 +44,7 @@ def test_accepted_pages_the_full_disk_lost_are_listed_to_fetch_again(
     assert int(listed[1]) == len(lost)
     assert sorted(listed[2].split()) == lost
     assert f"'topic/not_stored': {len(lost)}" in result.stderr
+    assert f", not stored for a failed pages folder: {len(lost)}, " in result.stderr
 
 
 def test_accepted_pages_the_full_disk_lost_are_fetched_again_when_the_crawl_resumes(

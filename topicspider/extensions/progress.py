@@ -57,12 +57,14 @@ class Progress:
         fetched = get("response_received_count", 0)
         accepted = get("topic/accepted", 0)
         duplicates = get("topic/duplicate", 0)
+        failed = get("topic/not_stored", 0)
         elapsed = max(time.monotonic() - self.started, 1e-9)
         return {
             "fetched": fetched,
             "accepted": accepted,
             "harvest": accepted / fetched if fetched else 0.0,
             "duplicates": duplicates,
+            "failed": failed,
             # Redis mode sets topic/queued: the shared frontier, not this worker's share.
             "queued": get("topic/queued", local_queue),
             "rate": fetched / elapsed,
@@ -70,8 +72,10 @@ class Progress:
 
     def log(self, label: str) -> None:
         figures = self.figures()
-        duplicates = figures["duplicates"]
+        duplicates, failed = figures["duplicates"], figures["failed"]
         not_stored = f", not stored as near-duplicates: {duplicates}" if duplicates else ""
+        if failed:
+            not_stored += f", not stored for a failed pages folder: {failed}"
         logger.info(
             "%(label)s: fetched %(fetched)d pages, accepted %(accepted)d "
             "(harvest rate %(harvest).2f)%(not_stored)s, %(queued)d queued, %(rate).1f pages/s",
