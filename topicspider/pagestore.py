@@ -110,13 +110,18 @@ class PageStore:
         return earlier
 
     def _append(self, data: bytes) -> None:
+        """Append a line, or leave the index as it was and raise an error that names it
+        (a write to an open file names none: ``[Errno 1] Operation not permitted``)."""
+        index = str(self.pages_dir / INDEX_NAME)
         end = self._index.seek(0, os.SEEK_END)
         try:
             if self._index.write(data) != len(data):
-                raise OSError(errno.ENOSPC, "Short write", str(self.pages_dir / INDEX_NAME))
-        except OSError:
+                raise OSError(errno.ENOSPC, "Short write", index)
+        except OSError as exc:
             with suppress(OSError):
                 self._index.truncate(end)
+            if exc.filename is None:
+                raise OSError(exc.errno, exc.strerror, index) from exc
             raise
 
 
