@@ -73,6 +73,9 @@ def test_empty_and_unreadable_files(tmp_path):
         parse_keyword_file(latin1)
     with pytest.raises(KeywordError, match="keyword file not found"):
         load_keywords(str(tmp_path / "missing.txt"))
+    # Before: "keyword file not found", of a folder that is there.
+    with pytest.raises(KeywordError, match=rf"^{tmp_path}: a folder, not a keyword file"):
+        load_keywords(str(tmp_path))
 
 
 @pytest.mark.parametrize(

@@ -216,6 +216,13 @@ def _file(path: Callable[[], Traversable]) -> Traversable | None:
         return None
 
 
+def _folder(spec: str) -> bool:
+    try:
+        return Path(spec).expanduser().is_dir()
+    except (OSError, ValueError, RuntimeError):  # as in _file
+        return False
+
+
 def load_keywords(spec: str, keywords_dir: Traversable | None = None) -> KeywordVector:
     """Resolve a ``-a keywords=`` value: a file path, a bundled name, or inline terms."""
     spec = spec.strip()
@@ -229,6 +236,8 @@ def load_keywords(spec: str, keywords_dir: Traversable | None = None) -> Keyword
         named = _file(lambda: directory / f"{spec}.txt")
         if named is not None:
             return parse_keyword_file(named)
+    if _folder(spec):
+        raise KeywordError(f"{spec}: a folder, not a keyword file (one term and weight a line)")
     # A path with a comma in it (a typo: "sports.txt,") is no list of terms.
     if spec.rstrip(",").endswith(".txt") or (("/" in spec or "\\" in spec) and ":" not in spec):
         where = "" if Path(spec).is_absolute() else f" (relative to {Path.cwd()})"
