@@ -7,6 +7,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.test_commands_fetch import NO_REDIS
 from tests.test_spider import scrapy
 
 
@@ -21,6 +22,8 @@ def test_parse_shows_the_item_and_the_scored_links_and_stores_nothing(site, site
         "keywords=sports",
         "-s",
         f"TOPIC_PAGES_DIR={pages}",
+        "-s",
+        NO_REDIS,  # before, it joined the shared crawl, whose worker's parse is no callback
         f"{site_url}/sports/index.html",
     )
     assert result.returncode == 0, result.stderr[-3000:]

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from itemadapter import ItemAdapter
 from scrapy.commands.parse import Command as ScrapyParseCommand
 
+from topicspider.commands import OnePage
 from topicspider.commands.crawl import refuses_arguments
 from topicspider.pqueues import score_of
 
@@ -16,17 +17,14 @@ if TYPE_CHECKING:
     from scrapy import Request
 
 
-class Command(ScrapyParseCommand):
+class Command(OnePage, ScrapyParseCommand):
     """Scrapy's ``parse`` opens the item pipelines as a crawl does, though no item reaches
     them: ours opened the pages folder (by default the one a running crawl holds, which
-    refused it) and MySQL. They are off here. An item's raw ``body`` is shown as its size:
+    refused it) and MySQL. They are off here, and so is the shared frontier (see
+    :class:`~topicspider.commands.OnePage`). An item's raw ``body`` is shown as its size:
     its bytes filled the screen before the relevance. Links are shown with their scores,
     best first, the order the crawl would fetch them in. Its arguments are checked as the
     crawl's are (the page given is the seed): a bad one is one line, not a traceback."""
-
-    def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
-        super().process_options(args, opts)
-        self.settings.set("ITEM_PIPELINES", {}, priority="cmdline")
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if len(args) == 1 and opts.spider:
