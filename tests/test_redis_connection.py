@@ -143,6 +143,19 @@ def test_a_url_or_parameters_that_do_not_parse_are_said_in_one_line():
     assert refusal("redis://127.0.0.1:1/0", REDIS_PARAMS="nope") == (
         "REDIS_PARAMS='nope': expected a JSON object"
     )
+    # Before, each of these was a traceback, the last two only at the first command.
+    for given in ("[1, 2]", "5"):
+        assert refusal("redis://127.0.0.1:1/0", REDIS_PARAMS=given) == (
+            f"REDIS_PARAMS={given!r}: expected a JSON object"
+        )
+    negative = '{"socket_timeout": -1}'
+    assert refusal("redis://127.0.0.1:1/0", REDIS_PARAMS=negative) == (
+        f"REDIS_PARAMS={negative!r}: socket_timeout is seconds, more than 0"
+    )
+    unknown = '{"bogus": 1}'
+    assert refusal("redis://127.0.0.1:1/0", REDIS_PARAMS=unknown) == (
+        f"REDIS_PARAMS={unknown!r}: got an unexpected keyword argument 'bogus'"
+    )
 
 
 def wait_for(condition, what: str, timeout: float = 20) -> None:

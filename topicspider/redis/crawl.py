@@ -194,6 +194,22 @@ def _refused(url: str, reason: str) -> str:
     )
 
 
+def check_params(settings: BaseSettings) -> None:
+    """``REDIS_PARAMS`` is a JSON object, whose timeouts are seconds: redis-py would take
+    ``-1`` and fail at the first command, with a traceback."""
+    given = settings.get("REDIS_PARAMS")
+    try:
+        params = settings.getdict("REDIS_PARAMS")
+    except (ValueError, TypeError):  # not JSON; a list, a number
+        raise ConfigError(f"REDIS_PARAMS={given!r}: expected a JSON object") from None
+    for name in ("socket_timeout", "socket_connect_timeout"):
+        seconds = params.get(name)
+        if seconds is not None and (
+            isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds <= 0
+        ):
+            raise ConfigError(f"REDIS_PARAMS={given!r}: {name} is seconds, more than 0")
+
+
 def check_settings(
     settings: BaseSettings,
     spider_name: str,
@@ -213,12 +229,7 @@ def check_settings(
     parse_worker_partitions(settings.getlist("TOPIC_WORKER_PARTITIONS"), partitions)
     seen = seen_set(settings)
     url = settings.get("REDIS_URL")
-    try:
-        settings.getdict("REDIS_PARAMS")
-    except ValueError:
-        raise ConfigError(
-            f"REDIS_PARAMS={settings.get('REDIS_PARAMS')!r}: expected a JSON object"
-        ) from None
+    check_params(settings)
     try:
         named = names_a_database(url)
         server = get_client(settings)
@@ -226,6 +237,11 @@ def check_settings(
         # urllib's errors may quote part of the URL, password included.
         reason = "expected redis://[[user]:password@]host[:port][/db]" if "@" in url else error
         raise ConfigError(f"REDIS_URL={masked_url(url)!r}: {reason}") from None
+    try:
+        server.connection_pool.make_connection()  # builds it, connects not
+    except TypeError as error:  # "got an unexpected keyword argument 'bogus'"
+        reason = str(error).rpartition("() ")[2]
+        raise ConfigError(f"REDIS_PARAMS={settings.get('REDIS_PARAMS')!r}: {reason}") from None
     if not named:
         raise ConfigError(
             f"REDIS_URL={masked_url(url)!r}: the path is a database number, as in"
