@@ -103,6 +103,9 @@ def test_a_whole_number_out_of_its_range_is_named(name, value, message):
         ("TOPIC_NOISE_DISCOUNT", "-1", "from 0 to 1"),
         ("TOPIC_HUB_LINK_RATIO", "-1", "from 0 to 1"),  # before, no page was stored
         ("TOPIC_NOISE_LINK_RATIO", "1.5", "from 0 to 1"),
+        ("TOPIC_THRESHOLD", "5", "from 0 to 1"),  # before, nothing was stored, without a word
+        ("TOPIC_THRESHOLD", "-1", "from 0 to 1"),  # before, everything was
+        ("TOPIC_THRESHOLD_MIN", "-0.1", "from 0 to 1"),
         ("TOPIC_BLOOM_ERROR_RATE", "0", "between 0 and 1"),  # before, a traceback
         ("TOPIC_BLOOM_ERROR_RATE", "1.5", "between 0 and 1"),
     ],

@@ -91,7 +91,9 @@ def test_a_crawl_resumed_with_another_threshold_uses_it(site_url, tmp_path):
     ("overrides", "message"),
     [
         ({"TOPIC_THRESHOLD_MODE": "median"}, "TOPIC_THRESHOLD_MODE='median'"),
-        ({"TOPIC_THRESHOLD_MIN": 0.2}, "TOPIC_THRESHOLD_MIN=0.2"),
+        ({"TOPIC_THRESHOLD_MIN": 0.2}, "TOPIC_THRESHOLD_MIN=0.2, TOPIC_THRESHOLD=0.12: "),
+        # Before, this named TOPIC_THRESHOLD_MIN alone, a setting the user had not touched.
+        ({"TOPIC_THRESHOLD": 0.03}, "TOPIC_THRESHOLD_MIN=0.05, TOPIC_THRESHOLD=0.03: "),
         ({"TOPIC_THRESHOLD_RATIO": 0}, "TOPIC_THRESHOLD_RATIO=0"),
         ({"TOPIC_LISTED_THRESHOLD": -0.1}, "TOPIC_LISTED_THRESHOLD=-0.1"),
     ],

@@ -73,6 +73,10 @@ _RANGES = {
     "TOPIC_ANALYSIS_TIMEOUT": (0.0, math.inf, False),
     "REDIS_LEASE": (0.0, math.inf, True),
     "REDIS_POLL_INTERVAL": (0.0, math.inf, True),
+    # Relevance is a cosine of vectors of weights >= 0: TOPIC_THRESHOLD=5 stored nothing,
+    # -1 everything, without a word.
+    "TOPIC_THRESHOLD": (0.0, 1.0, False),
+    "TOPIC_THRESHOLD_MIN": (0.0, 1.0, False),
     "TOPIC_NOISE_LINK_RATIO": (0.0, 1.0, False),
     "TOPIC_HUB_LINK_RATIO": (0.0, 1.0, False),
     "TOPIC_NOISE_DISCOUNT": (0.0, 1.0, False),

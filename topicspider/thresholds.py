@@ -126,7 +126,8 @@ def check_settings(settings: BaseSettings) -> None:
     top = settings.getint("TOPIC_THRESHOLD_TOP")
     if mode == "adaptive" and not 0 <= lowest <= fixed:
         raise ConfigError(
-            f"TOPIC_THRESHOLD_MIN={lowest:g}: expected 0 <= it <= TOPIC_THRESHOLD ({fixed:g})"
+            f"TOPIC_THRESHOLD_MIN={lowest:g}, TOPIC_THRESHOLD={fixed:g}: the adaptive"
+            " threshold lies between them, the first no higher than the second"
         )
     listed = settings.getfloat("TOPIC_LISTED_THRESHOLD")
     if listed < 0:
