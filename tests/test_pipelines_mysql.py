@@ -1314,6 +1314,19 @@ def test_replay_without_a_database_is_bad_input(tmp_path):
     ]
 
 
+def test_replay_from_a_spool_folder_that_is_not_there_is_bad_input(tmp_path, mysql_url):
+    """Before: ``Replayed 0 pages and 0 links``, exit 0, for a mistyped folder."""
+    missing = tmp_path / "no-such-spool"
+    result = scrapy(
+        "mysql-replay", "-s", f"MYSQL_SPOOL_DIR={missing}", env={"TOPICSPIDER_MYSQL_URL": mysql_url}
+    )
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f"topicspider: error: MYSQL_SPOOL_DIR='{missing}': no such folder"
+    ]
+    assert not missing.exists()
+
+
 def test_replay_refuses_an_out_of_range_setting_in_one_line(tmp_path, mysql_url):
     old_spool(tmp_path / "spool", [record("x.html")])
     result = scrapy(

@@ -57,6 +57,8 @@ class Command(ScrapyCommand):
             check_settings(self.settings)
             url = MySQLUrl.parse(self.settings.get("MYSQL_URL"))
             root = Path(self.settings.get("MYSQL_SPOOL_DIR"))
+            if not root.is_dir():  # a typo would be read as an empty spool
+                raise ConfigError(f"MYSQL_SPOOL_DIR={str(root)!r}: no such folder")
             replayed = replay(
                 root,
                 url,
