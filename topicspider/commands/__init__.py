@@ -1,11 +1,23 @@
-"""The project's Scrapy commands (``COMMANDS_MODULE``): its own, and Scrapy's made to fit."""
+"""The project's Scrapy commands (``COMMANDS_MODULE``): its own, and Scrapy's made to fit;
+what they share: spider arguments checked before anything starts, and the settings of a
+command that shows one page."""
 
 from __future__ import annotations
 
+import logging
+import sys
 from typing import TYPE_CHECKING, Any
+
+from topicspider.charset import readable
+from topicspider.exceptions import TopicSpiderError
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
+
+    from scrapy.commands import ScrapyCommand
+
+logger = logging.getLogger(__name__)
 
 
 class OnePage:
@@ -20,3 +32,47 @@ class OnePage:
         super().process_options(args, opts)  # type: ignore[misc]
         self.settings.set("ITEM_PIPELINES", {}, priority="cmdline")
         self.settings.set("REDIS_URL", "", priority="cmdline")
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        """``--spider topic`` without its arguments (``fetch``, ``shell`` and ``view`` take
+        none) is one line that says how to judge the page, not a traceback, or nothing
+        with ``--nolog``."""
+        spider = getattr(opts, "spider", None)
+        given = getattr(opts, "spargs", None)  # parse's -a; fetch, shell and view have none
+        arguments = {**({"seeds": args[0]} if args else {}), **(given or {})}
+        if spider and refuses_arguments(self, spider, arguments):
+            if given is None:
+                print(
+                    "topicspider: this command takes no spider arguments (-a); judge the page"
+                    f" with `scrapy parse --spider {spider} -a keywords=… URL`",
+                    file=sys.stderr,
+                )
+            return
+        super().run(args, opts)  # type: ignore[misc]
+
+
+def refuses_arguments(
+    command: ScrapyCommand,
+    spider: str,
+    arguments: dict[str, Any],
+    *checks: Callable[[], None],
+) -> bool:
+    """Run the spider's ``check_arguments(settings, **arguments)``, if it has one, then
+    ``checks``; on a ``TopicSpiderError``, say it in one line (also in ``LOG_FILE``), set
+    the exit status to 2 and return True."""
+    assert command.crawler_process
+    assert command.settings is not None
+    check = getattr(command.crawler_process.spider_loader.load(spider), "check_arguments", None)
+    try:
+        if check is not None:
+            check(command.settings, **arguments)
+        for more in checks:
+            more()
+    except TopicSpiderError as error:
+        message = readable(str(error))
+        print(f"topicspider: error: {message}", file=sys.stderr)
+        if command.settings.get("LOG_FILE"):
+            logger.error("topicspider: error: %s", message)
+        command.exitcode = 2
+        return True
+    return False

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import logging
-import sys
 from typing import TYPE_CHECKING, Any
 
 from pydispatch import dispatcher
 from scrapy import signals
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 
-from topicspider.charset import readable
-from topicspider.exceptions import TopicSpiderError
+from topicspider.commands import refuses_arguments
 from topicspider.pipelines import files, mysql
 from topicspider.redis.scheduler import LOST_REASON, MISMATCH_REASON
 from topicspider.scheduler import FRONTIER_REASON, JOBDIR_REASON, check_jobdir
@@ -19,11 +16,6 @@ from topicspider.spiders.topic import SEEDS_FAILED_REASON
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable
-
-    from scrapy.commands import ScrapyCommand
-
-logger = logging.getLogger(__name__)
 
 #: Close reasons of a crawl that stopped on an error, not because it was done or stopped.
 FAILED = frozenset(
@@ -78,30 +70,3 @@ class Command(ScrapyCrawlCommand):
         check_jobdir(self.settings)
         if self.settings.get("MYSQL_URL"):
             mysql.check_settings(self.settings)
-
-
-def refuses_arguments(
-    command: ScrapyCommand,
-    spider: str,
-    arguments: dict[str, Any],
-    *checks: Callable[[], None],
-) -> bool:
-    """Run the spider's ``check_arguments(settings, **arguments)``, if it has one, then
-    ``checks``; on a ``TopicSpiderError``, say it in one line (also in ``LOG_FILE``), set
-    the exit status to 2 and return True."""
-    assert command.crawler_process
-    assert command.settings is not None
-    check = getattr(command.crawler_process.spider_loader.load(spider), "check_arguments", None)
-    try:
-        if check is not None:
-            check(command.settings, **arguments)
-        for more in checks:
-            more()
-    except TopicSpiderError as error:
-        message = readable(str(error))
-        print(f"topicspider: error: {message}", file=sys.stderr)
-        if command.settings.get("LOG_FILE"):
-            logger.error("topicspider: error: %s", message)
-        command.exitcode = 2
-        return True
-    return False

@@ -8,12 +8,9 @@ from itemadapter import ItemAdapter
 from scrapy.commands.parse import Command as ScrapyParseCommand
 
 from topicspider.commands import OnePage
-from topicspider.commands.crawl import refuses_arguments
 from topicspider.pqueues import score_of
 
 if TYPE_CHECKING:
-    import argparse
-
     from scrapy import Request
 
 
@@ -25,13 +22,6 @@ class Command(OnePage, ScrapyParseCommand):
     its bytes filled the screen before the relevance. Links are shown with their scores,
     best first, the order the crawl would fetch them in. Its arguments are checked as the
     crawl's are (the page given is the seed): a bad one is one line, not a traceback."""
-
-    def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        if len(args) == 1 and opts.spider:
-            arguments = {"seeds": args[0], **opts.spargs}
-            if refuses_arguments(self, opts.spider, arguments):
-                return
-        super().run(args, opts)
 
     def print_items(self, lvl: int | None = None, colour: bool = True) -> None:
         for items in self.items.values():
