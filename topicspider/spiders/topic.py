@@ -284,8 +284,9 @@ class TopicSpider(Spider):
         # Seeds that gave no page, by their request's URL: with JOBDIR the seen-set holds
         # them, and the same command run again once the site is back would filter them.
         self.failed_seeds: set[str] = set()
-        # Accepted pages the pages folder failed to store, by URL, with their depth: the
-        # seen-set holds them too, and a crawl resumed from JOBDIR fetches them again.
+        # Accepted pages a pipeline failed to store (a full pages folder or MySQL spool), by
+        # URL, with their depth: the seen-set holds them, and a crawl resumed from JOBDIR
+        # fetches them again.
         self.not_stored: dict[str, int] = {}
         self.sent_links = SentLinks(settings.getint("TOPIC_SENT_LINKS"))
         self.canonicals = KnownCanonicals()
@@ -360,11 +361,11 @@ class TopicSpider(Spider):
         what the crawl learned (URL templates, page fingerprints and the stored pages'
         addresses, link-score mix, the hosts its seeds redirected to, the canonical
         addresses of pages fetched at another and the query parameters those drop, the
-        pages whose links came back off topic, the seeds that gave no page, the accepted pages
-        not stored) resumes. The
-        threshold, the link score, the sibling demotion and the near-duplicate index take
-        their settings from this run (a resumed crawl may be given others) and what they
-        learned from the last; a part one of the runs had off is as this run has it.
+        pages whose links came back off topic, the seeds that gave no page, the accepted
+        pages not stored) resumes. The threshold, the link score, the sibling demotion and
+        the near-duplicate index take their settings from this run (a resumed crawl may be
+        given others) and what they learned from the last; a part one of the runs had off is
+        as this run has it.
 
         Run when the engine starts, before the first request: Scrapy's ``SpiderState``
         extension sets ``spider.state`` in its ``spider_opened`` handler, which runs after
@@ -766,7 +767,7 @@ class TopicSpider(Spider):
 
     def _is_duplicate(self, fingerprint: int, url: str) -> bool:
         """Whether another page already stored has (nearly) the same text; if not, remember
-        this one. A page fetched again because the pages folder failed to store it (see
+        this one. A page fetched again because a pipeline failed to store it (see
         ``not_stored``) is no copy of itself."""
         if self.duplicates is None or self.duplicates.add_if_new(fingerprint, url):
             return False
