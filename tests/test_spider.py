@@ -8,6 +8,7 @@ import pickle
 import re
 import signal
 import subprocess
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -330,6 +331,9 @@ def test_ctrl_c_pauses_and_the_same_command_resumes(site, site_url, tmp_path, se
     assert len(stored) == len(set(stored))
 
 
+SEED = ["-a", "seeds=http://127.0.0.1:9/", "-a", "keywords=sports"]
+
+
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
@@ -438,6 +442,24 @@ def test_ctrl_c_pauses_and_the_same_command_resumes(site, site_url, tmp_path, se
             ["-a", f"seeds=http://127.0.0.1:9/{'a' * 2100}", "-a", "keywords=sports"],
             "is 2119 characters long, over URLLENGTH_LIMIT (2083)",
         ),
+        # Scrapy's FAQ gives these for breadth-first order. Before, the first two stopped
+        # the crawl at its first request with a traceback and exit status 0; the last did
+        # nothing.
+        (
+            [*SEED, "-s", "SCHEDULER_MEMORY_QUEUE=scrapy.squeues.FifoMemoryQueue"],
+            "SCHEDULER_MEMORY_QUEUE='scrapy.squeues.FifoMemoryQueue': the frontier orders"
+            " requests by TOPIC_STRATEGY (bfs: breadth-first, dfs: depth-first), and takes"
+            " topicspider.pqueues.MemoryQueue",
+        ),
+        (
+            [*SEED, "-s", "SCHEDULER_PRIORITY_QUEUE=scrapy.pqueues.DownloaderAwarePriorityQueue"],
+            "takes topicspider.pqueues.ScorePriorityQueue",
+        ),
+        (
+            [*SEED, "-s", "DEPTH_PRIORITY=1"],
+            "DEPTH_PRIORITY=1: the frontier orders requests by TOPIC_STRATEGY (bfs: breadth-first,"
+            " dfs: depth-first), not by priority",
+        ),
     ],
 )
 def test_bad_input_stops_before_any_request_with_one_message(arguments, message):
@@ -447,6 +469,101 @@ def test_bad_input_stops_before_any_request_with_one_message(arguments, message)
     assert errors == [next(line for line in errors if message in line)]
     assert "Traceback" not in result.stderr
     assert "Spider opened" not in result.stderr
+
+
+SCRIPT = """
+import sys
+from scrapy.crawler import CrawlerProcess
+from topicspider.spiders.topic import TopicSpider
+
+seed, pages, *more = sys.argv[1:]
+settings = {"TOPIC_PAGES_DIR": pages, "LOG_LEVEL": "INFO"}
+process = CrawlerProcess({**settings, **dict(setting.split("=", 1) for setting in more)})
+process.crawl(TopicSpider, seeds=seed, keywords="sports")
+process.start()
+"""
+
+
+def run_script(seed: str, pages: Path, *settings: str) -> subprocess.CompletedProcess:
+    """``SCRIPT`` run outside the project (no ``scrapy.cfg``, no project settings)."""
+    return subprocess.run(
+        [sys.executable, "-c", SCRIPT, seed, str(pages), *settings],
+        cwd=pages.parent, env=SCRAPY_ENV, capture_output=True, text=True, timeout=240,
+    )  # fmt: skip
+
+
+def test_a_script_outside_the_project_crawls_with_the_projects_defaults(site, site_url, tmp_path):
+    """Before: ``TOPIC_THRESHOLD_MODE=None: expected one of adaptive, fixed``, a traceback:
+    outside this project there were no ``TOPIC_*`` settings, nor its scheduler."""
+    pages = tmp_path / "pages"
+    result = run_script(f"{site_url}{site.seed_path}", pages)
+    assert "Traceback" not in result.stderr, result.stderr[-3000:]
+    stored = paths(read_jsonl(pages / "index.jsonl"))
+    assert stored
+    assert set(stored) <= site.on_topic
+    assert "topicspider.scheduler.TopicScheduler" in result.stderr  # its own frontier
+
+
+def test_a_project_of_ones_own_crawls_with_the_spider_and_its_own_settings(
+    site, site_url, tmp_path
+):
+    """Before, ``scrapy crawl topic`` in another project stopped on the first ``TOPIC_*``
+    setting the spider read; set at Scrapy's default priority, the crawl command put
+    Scrapy's scheduler queue back."""
+    (tmp_path / "scrapy.cfg").write_text("[settings]\ndefault = mine.settings\n")
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "__init__.py").write_text("")
+    (tmp_path / "mine" / "settings.py").write_text(
+        'BOT_NAME = "mine"\n'
+        'SPIDER_MODULES = ["topicspider.spiders"]\n'
+        'TOPIC_THRESHOLD_MODE = "fixed"\n'
+    )
+    pages = tmp_path / "pages"
+    command = topic_args(f"{site_url}{site.seed_path}", "sports", f"TOPIC_PAGES_DIR={pages}")
+    result = subprocess.run(
+        [*SCRAPY, *command], cwd=tmp_path, env={**SCRAPY_ENV, "PYTHONPATH": f"{ROOT}:{tmp_path}"},
+        capture_output=True, text=True, timeout=240,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "(bot: mine)" in result.stderr
+    assert "'topic/threshold': 0.12" in result.stderr  # its fixed threshold: the default bar
+    assert set(paths(read_jsonl(pages / "index.jsonl"))) <= site.on_topic
+
+
+def test_a_script_with_a_bad_setting_stops_before_any_request(site, site_url, tmp_path):
+    """Before, ``-a deny=*.pdf`` or a weight below 0 were checked by ``scrapy crawl`` only:
+    a script ran with them (every page failed to analyze, or was scored with the weight)."""
+    pages = tmp_path / "pages"
+    result = run_script(f"{site_url}{site.seed_path}", pages, "TOPIC_TITLE_WEIGHT=-1")
+    assert "TOPIC_TITLE_WEIGHT='-1': expected a number >= 0" in result.stderr
+    assert "Spider opened" not in result.stderr
+    assert not pages.exists()
+
+
+def test_a_subclass_takes_its_seeds_from_start_urls_and_extends_parse(site, site_url, tmp_path):
+    """``start_urls`` are Scrapy's seeds of a spider (before: ``no seeds``), and the topic
+    spider's ``parse`` is a coroutine whose outputs a subclass awaits."""
+    module = tmp_path / "mine.py"
+    module.write_text(
+        "from topicspider.spiders.topic import TopicSpider\n\n\n"
+        "class MySpider(TopicSpider):\n"
+        "    name = 'mine'\n"
+        f"    start_urls = [{site_url + site.seed_path!r}]\n\n"
+        "    async def parse(self, response):\n"
+        "        for output in await super().parse(response):\n"
+        "            if hasattr(output, 'title'):\n"
+        "                output.title = '[mine] ' + output.title\n"
+        "            yield output\n"
+    )
+    pages = tmp_path / "pages"
+    result = scrapy(
+        "runspider", str(module), "-a", "keywords=sports", "-s", f"TOPIC_PAGES_DIR={pages}"
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    index = read_jsonl(pages / "index.jsonl")
+    assert index
+    assert set(paths(index)) <= site.on_topic
+    assert all(line["title"].startswith("[mine] ") for line in index)
 
 
 def test_bad_keyword_file_names_file_and_line(tmp_path):

@@ -19,7 +19,7 @@ from topicspider import atomic
 from topicspider.exceptions import ConfigError, TopicSpiderError
 from topicspider.locks import hold
 from topicspider.pipelines import close_crawl
-from topicspider.pqueues import FrontierError
+from topicspider.pqueues import DiskQueue, FrontierError, MemoryQueue, ScorePriorityQueue
 from topicspider.redis.scheduler import RedisScheduler
 
 if TYPE_CHECKING:
@@ -44,6 +44,40 @@ FRONTIER_REASON = "frontier_error"
 
 #: In ``JOBDIR``: the keywords the crawl was started with, as a keyword file.
 KEYWORDS_FILE = "keywords.txt"
+
+
+#: The queues a local frontier is made of, and the class each setting must name (or extend):
+#: Scrapy's FIFO and LIFO queues and its downloader-aware priority queue, which its FAQ
+#: gives for breadth-first order, order by other means than the score and lack what this
+#: frontier calls (``peek`` with a count, ``rescore``).
+FRONTIER_QUEUES = {
+    "SCHEDULER_PRIORITY_QUEUE": ScorePriorityQueue,
+    "SCHEDULER_MEMORY_QUEUE": MemoryQueue,
+    "SCHEDULER_DISK_QUEUE": DiskQueue,
+}
+
+
+def check_frontier(settings: BaseSettings) -> None:
+    """Raise ``ConfigError`` on Scrapy's queue-order settings, which stopped the crawl at
+    its first request (``peek() takes 1 positional argument``) with exit status 0, or
+    (``DEPTH_PRIORITY``) did nothing: the frontier orders by ``TOPIC_STRATEGY``'s score."""
+    order = "the frontier orders requests by TOPIC_STRATEGY (bfs: breadth-first, dfs: depth-first)"
+    if settings.getint("DEPTH_PRIORITY"):
+        raise ConfigError(
+            f"DEPTH_PRIORITY={settings.get('DEPTH_PRIORITY')}: {order}, not by priority"
+        )
+    if settings.get("REDIS_URL"):
+        return  # the shared frontier's queues are Redis's
+    for name, needed in FRONTIER_QUEUES.items():
+        value = settings.get(name)
+        try:
+            given = load_object(value)
+        except (ImportError, AttributeError, NameError, ValueError, TypeError) as error:
+            raise ConfigError(f"{name}={value!r}: cannot be loaded ({error})") from None
+        if not (isinstance(given, type) and issubclass(given, needed)):
+            raise ConfigError(
+                f"{name}={value!r}: {order}, and takes {needed.__module__}.{needed.__name__}"
+            )
 
 
 class TopicScheduler(Scheduler):

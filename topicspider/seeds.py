@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from w3lib.url import safe_url_string
 
 from topicspider.charset import decode_text_file, editor_lines, undecoded
 from topicspider.exceptions import SeedError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 __all__ = ["load_seeds"]
 
@@ -39,6 +43,14 @@ def _check(url: str, where: str) -> str:
     except ValueError as error:  # "Invalid IPv6 URL", "Port out of range 0-65535"
         raise SeedError(f"{where}: {url!r} is not a valid URL ({error})") from None
     raise SeedError(f"{where}: {url!r} is not an http(s) URL")
+
+
+def start_urls(urls: Iterable[str]) -> list[str]:
+    """A spider's ``start_urls``, checked as seeds are: Scrapy's way to give a subclass its
+    seeds, used when no ``-a seeds`` is given."""
+    return list(
+        dict.fromkeys(_check(url, f"start_urls, item {n}") for n, url in enumerate(urls, 1))
+    )
 
 
 def load_seeds(spec: str | None) -> list[str]:

@@ -17,6 +17,7 @@ from scrapy.http import TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.response import response_status_message
 
+from topicspider import settings as project_settings
 from topicspider.analysis import Analyzer, PageAnalysis, ScoredLink, on_sites
 from topicspider.barren import BarrenTemplate
 from topicspider.canonical import (
@@ -55,7 +56,8 @@ from topicspider.relevance import (
     reserve_score,
 )
 from topicspider.robotsmeta import NOFOLLOW, NOINDEX, header_directives
-from topicspider.seeds import load_seeds
+from topicspider.scheduler import check_frontier
+from topicspider.seeds import load_seeds, start_urls
 from topicspider.sentlinks import SentLinks, make_room
 from topicspider.settingtypes import check_types
 from topicspider.siblings import PARENT_KEY, SiblingYields
@@ -198,7 +200,7 @@ class TopicSpider(Spider):
     ) -> None:
         super().__init__(**kwargs)
         # Without seeds, only a worker joining a crawl in Redis has work (checked below).
-        self.seeds = load_seeds(seeds) if seeds else []
+        self.seeds = self._seeds(seeds)
         self.keywords: KeywordVector = load_keywords(keywords or "")
         self.allow = allow
         self.deny = deny
@@ -213,9 +215,33 @@ class TopicSpider(Spider):
         deny: str | None = None,
         **others: Any,
     ) -> None:
-        """Fail before the crawl starts, with one clear message, on bad input.
+        """Fail before the crawl starts, with one clear message, on bad input: what
+        :meth:`check_configuration` checks, the seeds and the keywords; with ``REDIS_URL``,
+        Redis and the crawl there.
 
         Seeds are optional with ``REDIS_URL``: a worker without them joins the shared crawl.
+        """
+        cls.check_configuration(settings, allow, deny, **others)
+        given = cls._seeds(seeds)
+        if not given and not settings.get("REDIS_URL"):
+            load_seeds(None)  # raises: a local crawl needs seeds
+        _check_lengths(given, settings.getint("URLLENGTH_LIMIT"))
+        vector = load_keywords(keywords or "")
+        if settings.get("REDIS_URL"):
+            check_settings(settings, cls.name, vector, allow, deny)
+
+    @classmethod
+    def check_configuration(
+        cls,
+        settings: BaseSettings,
+        allow: str | None = None,
+        deny: str | None = None,
+        **others: Any,
+    ) -> None:
+        """The settings and arguments a spider is made with, however it is run (``scrapy
+        crawl``, ``runspider``, a script's ``CrawlerProcess``, a subclass's
+        ``custom_settings``): checked as the spider is made, before any request.
+
         An argument of another name is a typo (``-a seed=``, ``-a alow=``), which Scrapy
         would make an attribute of the spider and the crawl ignore; scrapyd's own
         (``_job``, ``_version``) start with ``_``.
@@ -226,9 +252,6 @@ class TopicSpider(Spider):
                 f"unknown spider argument {unknown[0]!r} (expected seeds, keywords, allow or deny)"
             )
         check_types(settings)
-        if seeds or not settings.get("REDIS_URL"):
-            _check_lengths(load_seeds(seeds), settings.getint("URLLENGTH_LIMIT"))
-        vector = load_keywords(keywords or "")
         _check_regex("allow", allow)
         _check_regex("deny", deny)
         for name, choices in (
@@ -246,11 +269,28 @@ class TopicSpider(Spider):
             raise ConfigError(
                 f"TOPIC_PARENT_DECAY={settings.get('TOPIC_PARENT_DECAY')}: expected 0 <= it < 1"
             )
-        if settings.get("REDIS_URL"):
-            check_settings(settings, cls.name, vector, allow, deny)
+        check_frontier(settings)
+
+    @classmethod
+    def _seeds(cls, seeds: str | None) -> list[str]:
+        return load_seeds(seeds) if seeds else start_urls(getattr(cls, "start_urls", ()))
+
+    @classmethod
+    def update_settings(cls, settings: BaseSettings) -> None:
+        """The project's settings (``topicspider.settings``) come with the spider wherever
+        it runs: a user's own project, ``runspider`` outside this one, a script's
+        ``CrawlerProcess``. Before, there it ran with Scrapy's scheduler and no ``TOPIC_*``
+        setting, and stopped on the first it read. They go in at the priority of what an
+        add-on brings: over Scrapy's defaults and a command's, under a settings module,
+        ``-s`` and ``custom_settings``. (At the defaults' own priority, Scrapy's ``crawl``
+        command put its defaults back as it started the crawl.)"""
+        settings.setmodule(project_settings, priority="addon")
+        super().update_settings(settings)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
+        arguments = {k: v for k, v in kwargs.items() if k not in ("seeds", "keywords")}
+        cls.check_configuration(crawler.settings, **arguments)
         spider = super().from_crawler(crawler, *args, **kwargs)
         spider.configure(crawler)
         crawler.signals.connect(spider.restore_state, signal=signals.engine_started)
