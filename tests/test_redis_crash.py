@@ -8,6 +8,7 @@ The fixture site keeps an access log, so every fetch counts, parsed or not.
 from __future__ import annotations
 
 import random
+import re
 import signal
 import subprocess
 import time
@@ -201,3 +202,27 @@ def test_a_page_is_acknowledged_only_with_the_last_of_its_links(redis_server):
     assert (frontier.pending, step.acked, step.queued) == (0, 1, frontier.MAX_PUSHES + 1)
     assert not state.hlen(f"{prefix}:inflight:w")
     frontier.server.close()
+
+
+def test_accepted_pages_a_full_pages_folder_lost_are_fetched_by_the_next_worker(
+    site, redis_server, tmp_path, small_fs
+):
+    """Before, the worker acknowledged their requests as their items left it, and the
+    crawl's seen-set held them: no worker fetched them again."""
+    server, url = serve(site.root)
+    pages = small_fs("20k")
+    run = [*command(url, site, tmp_path, redis_server, "refetch"), "-s", f"TOPIC_PAGES_DIR={pages}"]
+    try:
+        first = scrapy(*run)
+        assert "'finish_reason': 'pages_dir_error'" in first.stderr, first.stderr[-3000:]
+        listed = re.search(r"accepted pages were not stored, .*: ([^;\n]*)", first.stderr)
+        assert listed, first.stderr[-3000:]
+        lost = set(listed[1].split())
+        assert "; they go back to the crawl in Redis, for a worker to fetch again" in first.stderr
+        subprocess.run(["mount", "-o", "remount,size=10m", str(pages)], check=True)
+        second = scrapy(*run)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert_clean(second, "refetch")
+    assert lost <= {row["url"] for row in read_jsonl(pages / "index.jsonl")}

@@ -14,15 +14,17 @@ if TYPE_CHECKING:
 
 
 class NotStored(DropItem):
-    """An accepted page a pipeline failed to store: the spider fetches it again when the
-    crawl resumes from its ``JOBDIR``."""
+    """An accepted page a pipeline failed to store: the spider fetches it again, when the
+    crawl resumes from its ``JOBDIR`` or, in Redis, by a worker of the crawl."""
 
 
 def refetch_note(crawler: Crawler | None) -> str:
-    """What the line naming the pages not stored adds: whether the crawl fetches them again
-    (with ``JOBDIR``; in Redis the crawl's state is not the spider's)."""
+    """What the line naming the pages not stored adds: how the crawl fetches them again
+    (see ``TopicSpider.item_dropped``), if it does."""
     settings = crawler.settings if crawler else {}
-    if settings.get("JOBDIR") and not settings.get("REDIS_URL"):
+    if settings.get("REDIS_URL"):
+        return "; they go back to the crawl in Redis, for a worker to fetch again"
+    if settings.get("JOBDIR"):
         return "; the crawl fetches them again when it resumes from its JOBDIR"
     return ""
 

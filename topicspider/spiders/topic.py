@@ -455,10 +455,25 @@ class TopicSpider(Spider):
             raise CloseSpider(SEEDS_FAILED_REASON)
 
     def item_dropped(self, item: Any, exception: BaseException, **kwargs: Any) -> None:
-        """An accepted page a pipeline failed to store is kept to fetch again (see
-        ``not_stored``)."""
-        if isinstance(exception, NotStored) and isinstance(item, PageItem):
+        """An accepted page a pipeline failed to store is fetched again: locally, kept in
+        ``not_stored`` for the crawl resumed from ``JOBDIR``; in Redis, its request given
+        back to the shared frontier past the seen-set, for a worker to fetch (this one
+        acknowledged the first when the item left it)."""
+        if not (isinstance(exception, NotStored) and isinstance(item, PageItem)):
+            return
+        if not self.settings.get("REDIS_URL"):
             self.not_stored[item.url] = item.depth
+            return
+        self.crawler.engine.crawl(self._refetch(item.url, item.depth))
+
+    def _refetch(self, url: str, depth: int) -> Request:
+        """A request for an accepted page not stored, first in the frontier."""
+        return Request(
+            url,
+            dont_filter=True,
+            errback=self.failed,
+            meta={SCORE_KEY: SEED_SCORE, TUNNEL_KEY: 0, "depth": depth},
+        )
 
     def closed(self, reason: str) -> None:
         """What the crawl learned goes in the final stats: the threshold its last verdicts
@@ -532,12 +547,7 @@ class TopicSpider(Spider):
                 request.dont_filter = True
             yield request
         for url, depth in list(self.not_stored.items()):
-            yield Request(
-                url,
-                dont_filter=True,
-                errback=self.failed,
-                meta={SCORE_KEY: SEED_SCORE, TUNNEL_KEY: 0, "depth": depth},
-            )
+            yield self._refetch(url, depth)
 
     async def parse(self, response: Any) -> Iterator[PageItem | Request]:
         """The page's item if it is on topic, and requests for its links.
