@@ -31,7 +31,15 @@ if TYPE_CHECKING:
 
     from topicspider.keywords import KeywordVector
 
-__all__ = ["FRONTIER_REASON", "JOBDIR_REASON", "KEYWORDS_FILE", "TopicScheduler", "check_keywords"]
+__all__ = [
+    "FRONTIER_REASON",
+    "JOBDIR_REASON",
+    "KEYWORDS_FILE",
+    "TopicScheduler",
+    "check_frontier",
+    "check_jobdir",
+    "check_keywords",
+]
 
 logger = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from topicspider.exceptions import SeedError
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-__all__ = ["load_seeds"]
+__all__ = ["load_seeds", "start_urls"]
 
 #: Between inline seeds: a comma, or the full-width one a Chinese input method types (a
 #: URL has it only percent-encoded).
