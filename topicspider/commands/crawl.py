@@ -16,6 +16,9 @@ from topicspider.spiders.topic import SEEDS_FAILED_REASON
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
+
+    from scrapy.commands import ScrapyCommand
 
 #: Close reasons of a crawl that stopped on an error, not because it was done or stopped.
 FAILED = frozenset(
@@ -51,22 +54,27 @@ class Command(ScrapyCrawlCommand):
             self, args[0], opts.spargs, lambda: self._check_storage(opts.spargs)
         ):
             return
-        reasons: list[str] = []
-
-        def closed(reason: str) -> None:
-            reasons.append(reason)
-
-        # The crawler is made inside Scrapy's run: listen to its signal from any sender.
-        dispatcher.connect(closed, signal=signals.spider_closed)
-        try:
-            super().run(args, opts)
-        finally:
-            dispatcher.disconnect(closed, signal=signals.spider_closed)
-        if FAILED.intersection(reasons) and not self.exitcode:
-            self.exitcode = 1
+        with_exit_status(self, lambda: super(Command, self).run(args, opts))
 
     def _check_storage(self, arguments: dict[str, Any]) -> None:
         files.check_job(self.settings, arguments)
         check_jobdir(self.settings)
         if self.settings.get("MYSQL_URL"):
             mysql.check_settings(self.settings)
+
+
+def with_exit_status(command: ScrapyCommand, run: Callable[[], None]) -> None:
+    """Run a crawl; its command exits with status 1 if it stopped on an error (``FAILED``)."""
+    reasons: list[str] = []
+
+    def closed(reason: str) -> None:
+        reasons.append(reason)
+
+    # The crawler is made inside Scrapy's run: listen to its signal from any sender.
+    dispatcher.connect(closed, signal=signals.spider_closed)
+    try:
+        run()
+    finally:
+        dispatcher.disconnect(closed, signal=signals.spider_closed)
+    if FAILED.intersection(reasons) and not command.exitcode:
+        command.exitcode = 1
