@@ -12,7 +12,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 from urllib.request import urlopen
 
@@ -438,6 +438,11 @@ SEED = ["-a", "seeds=http://127.0.0.1:9/", "-a", "keywords=sports"]
             ["-a", "seed=http://127.0.0.1:9/", "-a", "keywords=sports"],
             "unknown spider argument 'seed' (expected seeds, keywords, allow or deny)",
         ),
+        (  # a spider attribute Scrapy has deprecated for its setting
+            [*SEED, "-a", "download_delay=2"],
+            "unknown spider argument 'download_delay' (expected seeds, keywords, allow or deny;"
+            " the setting is -s DOWNLOAD_DELAY=…)",
+        ),
         (  # before: Scrapy dropped it at INFO, and the crawl ended 'finished', fetching nothing
             ["-a", f"seeds=http://127.0.0.1:9/{'a' * 2100}", "-a", "keywords=sports"],
             "is 2119 characters long, over URLLENGTH_LIMIT (2083)",
@@ -564,6 +569,29 @@ def test_a_subclass_takes_its_seeds_from_start_urls_and_extends_parse(site, site
     assert index
     assert set(paths(index)) <= site.on_topic
     assert all(line["title"].startswith("[mine] ") for line in index)
+
+
+class AgentRecorder(Handler):
+    """One football page; the User-Agent of each request for it."""
+
+    agents: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        AgentRecorder.agents.append(self.headers.get("User-Agent", ""))
+        self.send("<title>足球</title><p>足球比赛</p>".encode())
+
+
+def test_the_user_agent_attribute_scrapy_documents_is_taken(tmp_path):
+    """Scrapy's ``UserAgentMiddleware`` reads the spider's ``user_agent``; before, ``-a
+    user_agent=`` was refused as an unknown argument."""
+    with serving(AgentRecorder) as url:
+        result = scrapy(
+            "crawl", "topic", "-a", f"seeds={url}/", "-a", "keywords=足球:1",
+            "-a", "user_agent=MyCrawler/1.0 (+ops@example.org)",
+            "-s", f"TOPIC_PAGES_DIR={tmp_path / 'pages'}", "-s", "ROBOTSTXT_OBEY=False",
+        )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert AgentRecorder.agents == ["MyCrawler/1.0 (+ops@example.org)"]
 
 
 def test_bad_keyword_file_names_file_and_line(tmp_path):

@@ -167,6 +167,10 @@ def _handed_over(
     request.meta[LINKS_QUEUED_KEY] = True
 
 
+#: Spider arguments besides the spider's own that Scrapy takes as the spider's attributes.
+_ATTRIBUTES = frozenset({"user_agent"})
+
+
 class _Verdict(NamedTuple):
     """What ``TopicSpider._verdict`` made of a page."""
 
@@ -244,12 +248,19 @@ class TopicSpider(Spider):
 
         An argument of another name is a typo (``-a seed=``, ``-a alow=``), which Scrapy
         would make an attribute of the spider and the crawl ignore; scrapyd's own
-        (``_job``, ``_version``) start with ``_``.
+        (``_job``, ``_version``) start with ``_``, and ``user_agent`` is the attribute
+        Scrapy's ``UserAgentMiddleware`` reads. Scrapy's other attributes of that kind
+        (``download_delay``) are deprecated for their settings, which the message names.
         """
-        unknown = sorted(name for name in others if not name.startswith("_"))
+        unknown = sorted(
+            name for name in others if not name.startswith("_") and name not in _ATTRIBUTES
+        )
         if unknown:
+            name = unknown[0]
+            setting = f"; the setting is -s {name.upper()}=…" if name.upper() in settings else ""
             raise ArgumentError(
-                f"unknown spider argument {unknown[0]!r} (expected seeds, keywords, allow or deny)"
+                f"unknown spider argument {name!r} (expected seeds, keywords, allow or deny"
+                f"{setting})"
             )
         check_types(settings)
         _check_regex("allow", allow)
