@@ -16,6 +16,7 @@ from scrapy.utils.job import job_dir
 from scrapy.utils.misc import load_object
 
 from topicspider import atomic
+from topicspider.barren import barren
 from topicspider.exceptions import ConfigError, TopicSpiderError
 from topicspider.locks import hold
 from topicspider.pipelines import close_crawl
@@ -110,6 +111,8 @@ class TopicScheduler(Scheduler):
         self.lock: int | None = None
         #: Why this crawl cannot use its ``JOBDIR``: it closes as it opens.
         self.refusal = ""
+        settings = self.crawler.settings if self.crawler else None
+        self.drop_barren = bool(settings and settings.getbool("TOPIC_DROP_NOISE_URLS"))
         self._failed = False
         # Holds the spider closing we start, so that it is not garbage-collected.
         self._closing: Deferred[None] | None = None
@@ -202,15 +205,24 @@ class TopicScheduler(Scheduler):
         self.stats.inc_value("scheduler/enqueued")
 
     def next_request(self) -> Request | None:
+        """The best request, past those of URL templates found barren since they were
+        queued (``TOPIC_DROP_NOISE_URLS``): dropped here, counted in ``topic/noise_url``."""
         if self._failed:
             return None
         try:
-            if self.dqs is None or not len(self.mqs):
-                return super().next_request()
-            return self._better_of_both()
+            request = self._next()
+            while request is not None and self.drop_barren and barren(self.crawler, request):
+                self.stats.inc_value("topic/noise_url")
+                request = self._next()
         except FrontierError as error:
             self._stop(error)
             return None
+        return request
+
+    def _next(self) -> Request | None:
+        if self.dqs is None or not len(self.mqs):
+            return super().next_request()
+        return self._better_of_both()
 
     def _better_of_both(self) -> Request | None:
         """With ``JOBDIR``, the memory queue holds what would not pickle; Scrapy serves it
