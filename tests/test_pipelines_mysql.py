@@ -11,7 +11,8 @@ import signal
 import subprocess
 import sys
 import time
-from contextlib import closing
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 from urllib.parse import quote
 from urllib.request import urlopen
@@ -989,21 +990,31 @@ def start_slow_crawl(
         )
 
 
+@contextmanager
+def writing_crawl(
+    site, site_url, out: Path, mysql_url: str, *settings: str, job: str | None = None
+) -> Iterator[subprocess.Popen]:
+    """:func:`start_slow_crawl`, once its first rows are in MySQL; killed on the way out
+    if it still runs."""
+    crawl = start_slow_crawl(site, site_url, out, mysql_url, *settings, job=job)
+    try:
+        wait_for(lambda: stored_count(mysql_url) >= 2, what="the first rows")
+        yield crawl
+    finally:
+        crawl.kill()
+
+
 def test_database_lost_mid_crawl_every_page_arrives(site, site_url, tmp_path, lost_mariadb):
     lost_mariadb.start()
     mysql_url = lost_mariadb.create_database("outage")
-    crawl = start_slow_crawl(
+    with writing_crawl(
         site, site_url, tmp_path, mysql_url, "MYSQL_RETRY_DELAY=0.2", "MYSQL_RETRY_MAX_DELAY=1"
-    )
-    try:
-        wait_for(lambda: stored_count(mysql_url) >= 2, what="the first rows")
+    ) as crawl:
         lost_mariadb.stop()
         # The crawl goes on without the database.
         wait_for_more_fetches(tmp_path, 6, what="the crawl to go on")
         lost_mariadb.start()
         assert crawl.wait(timeout=120) == 0
-    finally:
-        crawl.kill()
     log = (tmp_path / "crawl.log").read_text("utf-8")
     assert_no_secret(mysql_url, log)
     assert "Traceback" not in log
@@ -1023,17 +1034,13 @@ def test_database_lost_mid_crawl_every_page_arrives(site, site_url, tmp_path, lo
 def test_a_hanging_database_does_not_hold_up_the_crawl(site, site_url, tmp_path, lost_mariadb):
     lost_mariadb.start()
     mysql_url = lost_mariadb.create_database("hanging")
-    crawl = start_slow_crawl(site, site_url, tmp_path, mysql_url)
-    try:
-        wait_for(lambda: stored_count(mysql_url) >= 2, what="the first rows")
+    with writing_crawl(site, site_url, tmp_path, mysql_url) as crawl:
         os.kill(lost_mariadb.pid, signal.SIGSTOP)  # writes now wait, without an error
         try:
             wait_for_more_fetches(tmp_path, 8, what="pages fetched while the database hangs")
         finally:
             os.kill(lost_mariadb.pid, signal.SIGCONT)
         assert crawl.wait(timeout=120) == 0
-    finally:
-        crawl.kill()
     log = (tmp_path / "crawl.log").read_text("utf-8")
     assert_rows_equal_index(mysql_url, tmp_path / "pages")
     assert "mysql/errors" not in stats_from(log)
@@ -1044,13 +1051,9 @@ def test_what_the_database_never_took_is_replayed_by_command(
 ):
     lost_mariadb.start()
     mysql_url = lost_mariadb.create_database("replay")
-    crawl = start_slow_crawl(site, site_url, tmp_path, mysql_url, "MYSQL_CLOSE_TIMEOUT=1")
-    try:
-        wait_for(lambda: stored_count(mysql_url) >= 2, what="the first rows")
+    with writing_crawl(site, site_url, tmp_path, mysql_url, "MYSQL_CLOSE_TIMEOUT=1") as crawl:
         lost_mariadb.stop()
         assert crawl.wait(timeout=120) == 0
-    finally:
-        crawl.kill()
     log = (tmp_path / "crawl.log").read_text("utf-8")
     assert_no_secret(mysql_url, log)
     stats = stats_from(log)
@@ -1109,11 +1112,9 @@ def test_insert_taken_away_and_given_back_mid_crawl_every_page_arrives(
         cursor.execute("CREATE USER %s@'127.0.0.1' IDENTIFIED BY %s", (user, mysql_password))
         cursor.execute("GRANT ALL ON `regrant`.* TO %s@'127.0.0.1'", (user,))
     writer = mysql_url.replace(f"{lost_mariadb.user}:", f"{user}:", 1)
-    crawl = start_slow_crawl(
+    with writing_crawl(
         site, site_url, tmp_path, writer, "MYSQL_RETRY_DELAY=0.2", "MYSQL_RETRY_MAX_DELAY=1"
-    )
-    try:
-        wait_for(lambda: stored_count(mysql_url) >= 2, what="the first rows")
+    ) as crawl:
         with closing(lost_mariadb.admin()) as connection, connection.cursor() as cursor:
             cursor.execute("REVOKE INSERT ON `regrant`.* FROM %s@'127.0.0.1'", (user,))
             cursor.execute("SELECT id FROM information_schema.PROCESSLIST WHERE USER = %s", (user,))
@@ -1126,8 +1127,6 @@ def test_insert_taken_away_and_given_back_mid_crawl_every_page_arrives(
         with closing(lost_mariadb.admin()) as connection, connection.cursor() as cursor:
             cursor.execute("GRANT INSERT ON `regrant`.* TO %s@'127.0.0.1'", (user,))
         assert crawl.wait(timeout=120) == 0
-    finally:
-        crawl.kill()
     log = (tmp_path / "crawl.log").read_text("utf-8")
     assert_rows_equal_index(mysql_url, tmp_path / "pages")
     assert "is back" in log
@@ -1141,18 +1140,14 @@ def test_a_database_dropped_and_made_again_mid_crawl_gets_its_tables_again(
     refused (1146, no such table) until the crawl ended."""
     lost_mariadb.start()
     mysql_url = lost_mariadb.create_database("remade")
-    crawl = start_slow_crawl(
+    with writing_crawl(
         site, site_url, tmp_path, mysql_url, "MYSQL_RETRY_DELAY=0.2", "MYSQL_RETRY_MAX_DELAY=1"
-    )
-    try:
-        wait_for(lambda: stored_count(mysql_url) >= 2, what="the first rows")
+    ) as crawl:
         with closing(lost_mariadb.admin()) as connection, connection.cursor() as cursor:
             cursor.execute("DROP DATABASE remade")
         lost_mariadb.create_database("remade")
         fetched = len(read_jsonl(tmp_path / "fetch.jsonl"))
         assert crawl.wait(timeout=120) == 0
-    finally:
-        crawl.kill()
     log = (tmp_path / "crawl.log").read_text("utf-8")
     assert "mysql/unwritten" not in stats_from(log)
     stored = {line["url"] for line in read_jsonl(tmp_path / "pages" / "index.jsonl")}
@@ -1168,18 +1163,14 @@ def test_a_database_back_while_the_crawl_closes_takes_the_rows(
     close's wait, and the rows were left in the spool."""
     lost_mariadb.start()
     mysql_url = lost_mariadb.create_database("closeback")
-    crawl = start_slow_crawl(
+    with writing_crawl(
         site, site_url, tmp_path, mysql_url, "MYSQL_RETRY_DELAY=0.2", "MYSQL_RETRY_MAX_DELAY=60"
-    )
-    try:
-        wait_for(lambda: stored_count(mysql_url) >= 2, what="the first rows")
+    ) as crawl:
         lost_mariadb.stop()
         log = tmp_path / "crawl.log"
         wait_for(lambda: "Closing spider" in log.read_text("utf-8"), what="the crawl to close")
         lost_mariadb.start()
         assert crawl.wait(timeout=120) == 0
-    finally:
-        crawl.kill()
     log = (tmp_path / "crawl.log").read_text("utf-8")
     assert_rows_equal_index(mysql_url, tmp_path / "pages")
     assert "mysql/unwritten" not in stats_from(log)
@@ -1417,15 +1408,11 @@ def test_what_a_killed_job_left_is_replayed_and_a_running_jobs_folder_skipped(
     mysql_url = lost_mariadb.create_database("killed")
     spool = tmp_path / "spool"
     old_spool(spool, [record("left-before.html")])  # by a crawl that was not a scrapyd job
-    crawl = start_slow_crawl(site, site_url, tmp_path, mysql_url, job="killed")
-    try:
-        wait_for(lambda: stored_count(mysql_url) >= 2, what="the first rows")
+    with writing_crawl(site, site_url, tmp_path, mysql_url, job="killed") as crawl:
         lost_mariadb.stop()
         wait_for_more_fetches(tmp_path, 4, what="pages spooled while the database is away")
         crawl.send_signal(signal.SIGKILL)
         crawl.wait(timeout=30)
-    finally:
-        crawl.kill()
     left = [
         spooled["row"]["url"]
         for path in sorted(spool.glob("killed/[0-9]*.jsonl"))
