@@ -5,7 +5,6 @@ to a page's other languages, session ids in links and robots tags."""
 from __future__ import annotations
 
 import itertools
-import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -721,12 +720,16 @@ def test_a_page_that_says_what_the_page_linking_to_it_said_sends_no_link(
     endless_list_site, tmp_path
 ):
     """Past its last page the list is its last page again, linking five pages further.
-    Those its two real pages link are fetched (up to 7), and from a page first found on
-    the first page (3), five more (up to 8); the way on from each copy of the page that
-    linked it is not. Before, 27 pages of the list were fetched in this crawl."""
-    result = crawl(f"{endless_list_site}/index.html", tmp_path, "CLOSESPIDER_PAGECOUNT=60")
+    Its second page links pages 3-7, better than the first page linked 3-6: fetched one
+    at a time, each of them is a copy of the page that sent it and sends no link, so the
+    list ends at 7. Before, 27 pages of the list were fetched in this crawl. (Fetched
+    side by side, a page 3 fetched before page 2 is judged is no copy of page 1 and
+    links on to 8: the order would depend on timing.)"""
+    result = crawl(
+        f"{endless_list_site}/index.html", tmp_path, "CLOSESPIDER_PAGECOUNT=60", *ONE_AT_A_TIME
+    )
     lists = [row["url"] for row in read_jsonl(tmp_path / "f.jsonl") if "/list.jsp" in row["url"]]
     numbers = sorted(int(parse_qs(urlsplit(url).query).get("page", ["1"])[0]) for url in lists)
-    assert numbers == list(range(1, 9))
-    assert re.search(r"'topic/parent_copy': [56],", result.log)
+    assert numbers == list(range(1, 8))
+    assert "'topic/parent_copy': 5," in result.log
     assert "'finish_reason': 'finished'" in result.log  # out of links before the budget
