@@ -26,6 +26,7 @@ from scrapy.settings import Settings
 
 from demo.site import serve
 from tests.httpserver import serving
+from tests.test_hostile import Hostile
 from tests.test_redis_connection import failing_snapshots
 from tests.test_spider import Gate
 from topicspider import settings as project_settings
@@ -151,6 +152,16 @@ def start(out, name, site_url=None, *settings, keywords="sports", crawl_id=None,
     if redis is not None:
         settings = (*settings, f"REDIS_URL={redis.url}", f"TOPIC_CRAWL_ID={crawl_id}")
     return Worker(out, name, arguments, list(settings))
+
+
+def football_worker(out, seed, redis, crawl_id, *settings) -> Worker:
+    """A worker of a crawl from one seed of a Chinese site, which waits 5 s idle."""
+    return Worker(
+        out,
+        "w",
+        ["-a", f"seeds={seed}", "-a", "keywords=足球:3,比赛:2"],
+        [f"REDIS_URL={redis.url}", f"TOPIC_CRAWL_ID={crawl_id}", "REDIS_IDLE_TIMEOUT=5", *settings],
+    )
 
 
 def wait_until(condition, what: str, timeout: float = 60) -> None:
@@ -753,18 +764,27 @@ def test_a_seed_redirecting_to_itself_in_redis_mode_is_said_a_loop(redis_server,
     request without ``request_dropped``: a worker that does not remember the seed
     (``REDIS_SEEN_CACHE=0``, or another worker queued it) said nothing of the loop."""
     with serving(Gate) as url:
-        worker = Worker(
-            tmp_path,
-            "w",
-            ["-a", f"seeds={url}/self", "-a", "keywords=足球:3,比赛:2"],
-            [
-                f"REDIS_URL={redis_server.url}",
-                "TOPIC_CRAWL_ID=self-loop",
-                "REDIS_SEEN_CACHE=0",
-                "REDIS_IDLE_TIMEOUT=5",
-            ],
+        worker = football_worker(
+            tmp_path, f"{url}/self", redis_server, "self-loop", "REDIS_SEEN_CACHE=0"
         )
         assert worker.wait() == 0, worker.log[-2000:]
     loop = " -> ".join([f"{url}/self"] * 3)
     assert f"WARNING: Not fetched {url}/self: redirect loop ({loop})" in worker.log
     assert "'topic/failed/RedirectLoop': 1" in worker.log
+
+
+def test_requests_queued_for_a_template_found_barren_are_dropped_as_they_are_popped(
+    redis_server, tmp_path
+):
+    """The index links a thousand pages of one template, all 404: 30 fetches show it barren,
+    and the requests already in the shared frontier are dropped as the worker pops them,
+    acknowledged without a fetch, so that the crawl finishes with none left in Redis."""
+    with serving(Hostile) as url:
+        worker = football_worker(
+            tmp_path, f"{url}/many-links.html", redis_server, "barren", "RETRY_TIMES=0"
+        )
+        assert_finished_cleanly(worker)
+    failed, dropped = stat(worker, "topic/failed/HttpError/404"), stat(worker, "topic/noise_url")
+    assert 30 <= failed <= 30 + 16  # and those in flight
+    assert failed + dropped == 1000
+    assert "Crawl 'barren' is finished: nothing queued, no request in flight" in worker.log

@@ -515,6 +515,7 @@ def test_a_worker_closing_as_it_finds_its_crawl_gone_waits_for_nothing(
         RedisTopicDupeFilter.from_crawler(crawler),
         seen="TOPIC_DUPEFILTER=exact",
         stay_on_site=False,
+        drop_barren=True,
         concurrency=16,
         lease=60,
         idle_timeout=180,

@@ -24,8 +24,8 @@ class FetchedElsewhere(IgnoreRequest):
 
 class KnownCanonicalMiddleware:
     """Downloader middleware: drops a request for the canonical address of a page fetched
-    since it was queued. Uses what the spider learned (``spider.canonicals``), as
-    ``BarrenTemplateMiddleware`` uses ``spider.patterns``."""
+    since it was queued. Uses what the spider learned (``spider.canonicals``), as Scrapy's
+    offsite middleware uses ``spider.allowed_domains``."""
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler

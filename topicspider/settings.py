@@ -209,10 +209,9 @@ DOWNLOADER_MIDDLEWARES = {
     "scrapy.downloadermiddlewares.redirect.MetaRefreshMiddleware": None,
     "topicspider.refresh.SelfRefreshMiddleware": 580,
     # After redirects and retries (a redirect's target is checked), before the HTTP cache
-    # (a cached page counts); pages fetched at another address and barren templates
-    # first, so they use none of a host's cap.
+    # (a cached page counts); pages fetched at another address first, so they use none of a
+    # host's cap.
     "topicspider.fetchedelsewhere.KnownCanonicalMiddleware": 875,
-    "topicspider.barren.BarrenTemplateMiddleware": 880,
     "topicspider.siblings.SiblingDemotionMiddleware": 885,  # off with TOPIC_BARREN_SIBLINGS=0
     "topicspider.hostcap.HostPageCapMiddleware": 890,  # off without TOPIC_MAX_PAGES_PER_HOST
 }

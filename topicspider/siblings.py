@@ -68,7 +68,7 @@ class SiblingDemotionMiddleware:
     """Downloader middleware for ``TOPIC_BARREN_SIBLINGS``: a request whose siblings' factor
     fell since it was queued goes back to the scheduler with its score times the new factor
     (``dont_filter``: it is the same request). Uses what the spider learned
-    (``spider.siblings``), as ``BarrenTemplateMiddleware`` uses ``spider.patterns``."""
+    (``spider.siblings``), as Scrapy's offsite middleware uses ``spider.allowed_domains``."""
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler

@@ -43,6 +43,7 @@ from scrapy.utils.reactor import CallLaterOnce
 from twisted.internet.defer import Deferred
 from twisted.internet.task import deferLater
 
+from topicspider.barren import barren
 from topicspider.exceptions import ConfigError
 from topicspider.pqueues import LINKS_QUEUED_KEY
 from topicspider.redis.connection import (
@@ -107,6 +108,7 @@ class RedisScheduler(BaseScheduler):
         *,
         seen: str,
         stay_on_site: bool,
+        drop_barren: bool,
         concurrency: int,
         lease: float,
         idle_timeout: float,
@@ -122,6 +124,7 @@ class RedisScheduler(BaseScheduler):
         #: ``TOPIC_STAY_ON_SITE``: with the spider's ``allow`` and ``deny``, the link rules
         #: the crawl record checks.
         self.stay_on_site = stay_on_site
+        self.drop_barren = drop_barren
         #: The Redis set and Bloom filter are checked inside the frontier's script; others
         #: are asked.
         self.df_in_script = isinstance(dupefilter, (RedisDupeFilter, RedisBloomDupeFilter))
@@ -181,6 +184,7 @@ class RedisScheduler(BaseScheduler):
             dupefilter,
             seen=seen_set(settings),
             stay_on_site=settings.getbool("TOPIC_STAY_ON_SITE"),
+            drop_barren=settings.getbool("TOPIC_DROP_NOISE_URLS"),
             concurrency=settings.getint("CONCURRENT_REQUESTS"),
             lease=settings.getfloat("REDIS_LEASE"),
             idle_timeout=settings.getfloat("REDIS_IDLE_TIMEOUT"),
@@ -322,15 +326,25 @@ class RedisScheduler(BaseScheduler):
         return True
 
     def next_request(self) -> Request | None:
+        """The next request popped, past those of URL templates found barren since they
+        were queued (``TOPIC_DROP_NOISE_URLS``, as the local frontier drops them): never
+        given to the engine, they are acknowledged with the next round trip."""
         if self._refusal:
             return None
         if not self.frontier.buffered and self._due():
             self._round_trip()
         request = self.frontier.pop()
+        dropped = False
+        while request is not None and self.drop_barren and barren(self.crawler, request):
+            self.stats.inc_value("topic/noise_url")
+            dropped = True
+            request = self.frontier.pop()
         if request is not None:
             self._idle_since = None
             self.stats.inc_value("scheduler/dequeued/redis")
             self.stats.inc_value("scheduler/dequeued")
+        elif dropped:
+            self._wake()  # acknowledge them and pop more now, not when a download ends
         return request
 
     def spider_idle(self) -> None:

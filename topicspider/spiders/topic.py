@@ -19,7 +19,6 @@ from scrapy.utils.response import response_status_message
 
 from topicspider import settings as project_settings
 from topicspider.analysis import Analyzer, PageAnalysis, ScoredLink, on_sites
-from topicspider.barren import BarrenTemplate
 from topicspider.canonical import (
     REMEMBERED,
     DroppedParameters,
@@ -761,7 +760,7 @@ class TopicSpider(Spider):
     def failed(self, failure: Failure) -> None:
         """A request that got no page: one log line and a stat naming why, not a traceback."""
         # Counted (and said) by the middleware that dropped it.
-        if failure.check(HostFull, BarrenTemplate, FetchedElsewhere):
+        if failure.check(HostFull, FetchedElsewhere):
             return
         request = failure.request  # type: ignore[attr-defined]
         reason = failure.type.__name__ if failure.type else "Unknown"
