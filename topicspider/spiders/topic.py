@@ -666,8 +666,6 @@ class TopicSpider(Spider):
             self.crawler.stats.inc_value("topic/listed")
         address = without_session(response.url)
         duplicate = accepted and self._is_duplicate(page.fingerprint, address)
-        if accepted:
-            self._remember_address(address, page.fingerprint, duplicate)
         return _Verdict(threshold, listed, relevant, hub, accepted, duplicate, robots, entries)
 
     def _learn(self, response: TextResponse, page: PageAnalysis, verdict: _Verdict) -> None:
@@ -812,26 +810,23 @@ class TopicSpider(Spider):
             and template(response.meta.get(PARENT_KEY, "")) == page.template
         )
 
-    def _remember_address(self, url: str, fingerprint: int, duplicate: bool) -> None:
-        """A stored page's address by its SimHash; a near-duplicate's and its original's,
-        at one path, show which query parameters change nothing (``DroppedParameters``) on
-        a site that names no canonical address. Only pages this worker stored: in Redis,
-        another's are a fingerprint without an address."""
+    def _is_duplicate(self, fingerprint: int, url: str) -> bool:
+        """Whether another page already stored has (nearly) the same text. If not, this one
+        is remembered with its address. If so, the two addresses, at one path, show which
+        query parameters change nothing (``DroppedParameters``) on a site that names no
+        canonical address: only pages this worker stored, as in Redis another's are a
+        fingerprint without an address. A page fetched again because a pipeline failed to
+        store it (see ``not_stored``) is no copy of itself."""
         if self.duplicates is None:
-            return
-        if not duplicate:
+            return False
+        if self.duplicates.add_if_new(fingerprint, url):
             make_room(self.stored_addresses, REMEMBERED)
             self.stored_addresses[fingerprint] = url
-        elif (stored := self.duplicates.near(fingerprint)) in self.stored_addresses:
-            self.dropped_parameters.learn_same(url, self.stored_addresses[stored])
-
-    def _is_duplicate(self, fingerprint: int, url: str) -> bool:
-        """Whether another page already stored has (nearly) the same text; if not, remember
-        this one. A page fetched again because a pipeline failed to store it (see
-        ``not_stored``) is no copy of itself."""
-        if self.duplicates is None or self.duplicates.add_if_new(fingerprint, url):
             return False
-        return self.stored_addresses.get(self.duplicates.near(fingerprint)) != url
+        original = self.stored_addresses.get(self.duplicates.near(fingerprint))
+        if original is not None and original != url:
+            self.dropped_parameters.learn_same(url, original)
+        return original != url
 
     def _score_links(
         self, url: str, page: PageAnalysis, depth: int, lineage: float
