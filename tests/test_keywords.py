@@ -198,6 +198,17 @@ def test_a_missing_file_with_a_comma_in_its_name_is_not_taken_for_terms(spec):
         load_keywords(spec)
 
 
+@pytest.mark.parametrize("spec", ["sports,", ",sports", "sports, "])
+def test_a_keyword_file_name_with_a_stray_comma_is_not_taken_for_one_term(spec):
+    """Before, ``sports,`` crawled for the one term "sport", not the bundled file's 20."""
+    with pytest.raises(KeywordError, match=r"stray comma.*-a keywords=sports for the file"):
+        load_keywords(spec)
+
+
+def test_one_inline_term_with_a_comma_that_names_no_file_is_a_term():
+    assert load_keywords("football,").weights == {"footbal": 1.0}
+
+
 def test_inline_terms_may_have_a_slash():
     assert load_keywords("TCP/IP:2,网络:3").weights == {"tcp ip": 2.0, "网络": 3.0}
 

@@ -243,6 +243,12 @@ def load_keywords(spec: str, keywords_dir: Traversable | None = None) -> Keyword
         where = "" if Path(spec).is_absolute() else f" (relative to {Path.cwd()})"
         hint = "; inline terms are term:weight,..." if "," in spec else ""
         raise KeywordError(f"{spec}: keyword file not found{where}{hint}")
+    bare = spec.strip(", ")
+    if bare != spec and re.fullmatch(r"[\w.-]+", bare) and _file(lambda: directory / f"{bare}.txt"):
+        raise KeywordError(
+            f"keywords {spec!r}: one term and a stray comma, where keywords/{bare}.txt is a"
+            f" keyword file: -a keywords={bare} for the file, -a keywords={bare}:1 for the term"
+        )
     if _INLINE_MARK.search(spec):
         return parse_inline(spec)
     available = ", ".join(_topic_names(directory)) or "none"
