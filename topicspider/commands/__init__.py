@@ -15,7 +15,9 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable
 
+    from scrapy import Spider
     from scrapy.commands import ScrapyCommand
+    from scrapy.settings import BaseSettings
 
 logger = logging.getLogger(__name__)
 
@@ -53,25 +55,28 @@ class OnePage:
 
 def refuses_arguments(
     command: ScrapyCommand,
-    spider: str,
+    spider: str | type[Spider],
     arguments: dict[str, Any],
     *checks: Callable[[], None],
+    settings: BaseSettings | None = None,
 ) -> bool:
     """Run the spider's ``check_arguments(settings, **arguments)``, if it has one, then
     ``checks``; on a ``TopicSpiderError``, say it in one line (also in ``LOG_FILE``), set
-    the exit status to 2 and return True."""
+    the exit status to 2 and return True. ``settings``: the command's unless given."""
     assert command.crawler_process
     assert command.settings is not None
-    check = getattr(command.crawler_process.spider_loader.load(spider), "check_arguments", None)
+    if isinstance(spider, str):
+        spider = command.crawler_process.spider_loader.load(spider)
+    check = getattr(spider, "check_arguments", None)
     try:
         if check is not None:
-            check(command.settings, **arguments)
+            check(settings or command.settings, **arguments)
         for more in checks:
             more()
     except TopicSpiderError as error:
         message = readable(str(error))
         print(f"topicspider: error: {message}", file=sys.stderr)
-        if command.settings.get("LOG_FILE"):
+        if (settings or command.settings).get("LOG_FILE"):
             logger.error("topicspider: error: %s", message)
         command.exitcode = 2
         return True

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from scrapy.commands import ScrapyCommand
+    from scrapy.settings import BaseSettings
 
 #: Close reasons of a crawl that stopped on an error, not because it was done or stopped.
 FAILED = frozenset(
@@ -51,16 +52,18 @@ class Command(ScrapyCrawlCommand):
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if len(args) == 1 and refuses_arguments(
-            self, args[0], opts.spargs, lambda: self._check_storage(opts.spargs)
+            self, args[0], opts.spargs, lambda: check_storage(self.settings, opts.spargs)
         ):
             return
         with_exit_status(self, lambda: super(Command, self).run(args, opts))
 
-    def _check_storage(self, arguments: dict[str, Any]) -> None:
-        files.check_job(self.settings, arguments)
-        check_jobdir(self.settings)
-        if self.settings.get("MYSQL_URL"):
-            mysql.check_settings(self.settings)
+
+def check_storage(settings: BaseSettings, arguments: dict[str, Any]) -> None:
+    """Where the crawl would store its pages, rows and state: usable before it starts."""
+    files.check_job(settings, arguments)
+    check_jobdir(settings)
+    if settings.get("MYSQL_URL"):
+        mysql.check_settings(settings)
 
 
 def with_exit_status(command: ScrapyCommand, run: Callable[[], None]) -> None:
