@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+from urllib.parse import quote, unquote
+
+import pytest
+
 from tests.httpserver import Handler, serving
 from tests.test_spider import crawl_seed, paths, read_jsonl
 
@@ -67,3 +72,48 @@ def test_a_page_that_reloads_itself_under_a_new_session_id_is_crawled(tmp_path):
     assert "redirect loop" not in result.stderr
     stored = paths(read_jsonl(tmp_path / "pages" / "index.jsonl"))
     assert stored == ["/live/score.jsp"]
+
+
+class Redirecting(Handler):
+    """GBK pages whose refresh Scrapy misread: one declaring no charset anywhere, whose
+    target is a Chinese address; one whose refresh comes after 5 KB of inline script; one
+    whose header names ``rot13``. Their targets are articles; requested paths are kept."""
+
+    requested: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        path = unquote(self.path)
+        Redirecting.requested.append(path)
+        script = "<script>" + "var shown = 1;" * 400 + "</script>"
+        gate = "<html><head>{}<meta http-equiv=refresh content='0; url={}'></head>"
+        if path == "/robots.txt":
+            self.send(b"", status=404)
+        elif path == "/undeclared.html":
+            self.send((gate.format("", "/新闻/足球.html") + "页面跳转中，请稍候").encode("gbk"))
+        elif path == "/late.html":
+            self.send(page("跳转", "").replace(b"<title>", (script + '<meta http-equiv="refresh"'
+                      ' content="0; url=/late/target.html"><title>').encode()))  # fmt: skip
+        elif path == "/rot13.html":
+            self.send(gate.format("", "/rot13/target.html").encode(), "text/html; charset=rot13")
+        else:
+            self.send(page("足球比赛报道"))
+
+
+@pytest.mark.parametrize(
+    ("seed", "target"),
+    [
+        ("/undeclared.html", "/新闻/足球.html"),
+        ("/late.html", "/late/target.html"),
+        ("/rot13.html", "/rot13/target.html"),
+    ],
+)
+def test_a_refresh_is_read_as_the_crawl_reads_the_page(seed, target, tmp_path):
+    """Before: Scrapy read the undeclared GBK page as Thai (cp874) and asked for
+    ``/ะยฮล/ืใว๒.html``; it read the first 4,096 characters only; and ``rot13`` was a
+    ``LookupError``, the page not fetched."""
+    Redirecting.requested = []
+    with serving(Redirecting) as url:
+        result = crawl_seed(f"{url}{seed}", tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert Redirecting.requested == ["/robots.txt", seed, target]
+    assert paths(read_jsonl(tmp_path / "pages" / "index.jsonl")) == [quote(target)]

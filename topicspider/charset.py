@@ -17,6 +17,7 @@ import encodings
 import functools
 import os
 import re
+from typing import TYPE_CHECKING
 
 from charset_normalizer import from_bytes
 from w3lib.encoding import (
@@ -25,6 +26,9 @@ from w3lib.encoding import (
     read_bom,
     resolve_encoding,
 )
+
+if TYPE_CHECKING:
+    from scrapy.http import Response
 
 #: Only this many bytes are checked (the leading ones, or those from the first non-ASCII
 #: byte); a character cut at the end is not an error.
@@ -170,6 +174,11 @@ def detect_encoding(body: bytes, content_type: str | None = None) -> str:
         if believed:
             return believed
     return _guess(sample, final, utf8_declared="utf-8" in declared)
+
+
+def content_type(response: Response) -> str:
+    """The response's ``Content-Type`` header, "" if none (read as Latin-1, as HTTP is)."""
+    return (response.headers.get("Content-Type") or b"").decode("latin-1")
 
 
 def decode(body: bytes, content_type: str | None = None) -> tuple[str, str]:

@@ -6,16 +6,25 @@ it later. Scrapy follows such a refresh (a delay under ``METAREFRESH_MAXDELAY``)
 same address again, and the crawl took that for a redirect loop: the page was lost, and a
 seed that was one failed the crawl. A refresh to itself at once (a delay of 0) is followed
 once, as a cookie gate would want; the page it gives again is the page.
+
+The refresh is read from the whole page, decoded as the crawl decodes it
+(:mod:`topicspider.charset`). Scrapy reads the first 4,096 characters only, which a head of
+inline scripts fills, and decodes by its own guess: an undeclared GBK page refreshing to
+``/新闻/足球.html`` was read as Thai and sent to a garbled address, and one declaring
+``rot13`` failed with a ``LookupError``.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware
 from scrapy.http import HtmlResponse
-from scrapy.utils.response import get_meta_refresh
+from scrapy.utils.httpobj import urlparse_cached
+from w3lib.html import get_base_url, get_meta_refresh
 
+from topicspider.charset import content_type, detect_encoding, to_text
 from topicspider.redirects import same_page
 
 if TYPE_CHECKING:
@@ -24,19 +33,39 @@ if TYPE_CHECKING:
 
 __all__ = ["SelfRefreshMiddleware"]
 
+#: "refresh" in any case, in one-byte encodings and UTF-16: most pages have none, and
+#: are not decoded here.
+_REFRESH = re.compile(b"\\x00?".join(bytes([c]) for c in b"refresh"), re.IGNORECASE)
+_WEB = frozenset({"http", "https"})
+
 
 class SelfRefreshMiddleware(MetaRefreshMiddleware):
-    """``MetaRefreshMiddleware`` that keeps a page refreshing to itself (see the module)."""
+    """``MetaRefreshMiddleware`` that reads the refresh as the crawl reads the page, and
+    keeps a page refreshing to itself (see the module)."""
 
     def process_response(
         self, request: Request, response: Response, spider: Spider | None = None
     ) -> Request | Response:
-        if isinstance(response, HtmlResponse) and not request.meta.get("dont_redirect"):
-            delay, url = get_meta_refresh(response, ignore_tags=self._ignore_tags)
-            if url:
-                itself, *earlier = same_page(
-                    self.crawler, url, [response.url, *request.meta.get("redirect_urls", ())]
-                )
-                if itself and (delay or any(earlier)):
-                    return response
-        return super().process_response(request, response)
+        if (
+            request.meta.get("dont_redirect")
+            or request.method == "HEAD"
+            or not isinstance(response, HtmlResponse)
+            or urlparse_cached(request).scheme not in _WEB
+            or not _REFRESH.search(response.body)
+        ):
+            return response
+        encoding = detect_encoding(response.body, content_type(response))
+        text = to_text(response.body, encoding)
+        base = get_base_url(text, response.url, encoding)
+        delay, url = get_meta_refresh(text, base, encoding, ignore_tags=self._ignore_tags)
+        if url is None:
+            return response
+        itself, *earlier = same_page(
+            self.crawler, url, [response.url, *request.meta.get("redirect_urls", ())]
+        )
+        if itself and (delay or any(earlier)):
+            return response
+        redirected = self._redirect_request_using_get(request, response, url)
+        if urlparse_cached(redirected).scheme not in _WEB or delay >= self._maxdelay:
+            return response
+        return self._redirect(redirected, request, "meta refresh")

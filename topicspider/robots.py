@@ -13,7 +13,7 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.misc import load_object
 from scrapy.utils.response import response_status_message
 
-from topicspider.charset import decode
+from topicspider.charset import content_type, decode
 from topicspider.inflate import ZLIB_CODINGS, inflate
 from topicspider.redirects import given_url
 
@@ -152,5 +152,4 @@ def _readable(response: Response) -> bytes:
     else:
         if b"\0" not in body:  # UTF-16 without a byte order mark is valid UTF-8 too
             return body
-    content_type = (response.headers.get("Content-Type") or b"").decode("latin-1")
-    return decode(body, content_type)[1].encode()
+    return decode(body, content_type(response))[1].encode()

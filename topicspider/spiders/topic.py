@@ -25,7 +25,7 @@ from topicspider.canonical import (
     KnownCanonicals,
     link_header_canonicals,
 )
-from topicspider.charset import detect_encoding, readable
+from topicspider.charset import content_type, detect_encoding, readable
 from topicspider.dupefilters import DUPEFILTERS
 from topicspider.exceptions import ArgumentError, ConfigError, SeedError
 from topicspider.fetchedelsewhere import FetchedElsewhere
@@ -117,15 +117,14 @@ def _skip_reason(response: Any) -> str | None:
     if not response.body.strip():
         return "empty"
     head = response.body[:4096]
-    if b"\x00" in head:
-        # UTF-16 and UTF-32 text is mostly NULs (the ASCII of its markup): a page is one
-        # when its byte order mark or its Content-Type says so and it decodes that way;
-        # its hanzi are bytes of every value, control bytes included. Other NULs count
-        # as control bytes: a page may hold a few (a form's value from a padded database
-        # field), which browsers read past.
-        content_type = (response.headers.get("Content-Type") or b"").decode("latin-1")
-        if detect_encoding(head, content_type).startswith(("utf-16", "utf-32")):
-            return None
+    # UTF-16 and UTF-32 text is mostly NULs (the ASCII of its markup): a page is one when
+    # its byte order mark or its Content-Type says so and it decodes that way; its hanzi
+    # are bytes of every value, control bytes included. Other NULs count as control bytes:
+    # a page may hold a few (a form's value from a padded database field), which browsers
+    # read past.
+    wide = ("utf-16", "utf-32")
+    if b"\x00" in head and detect_encoding(head, content_type(response)).startswith(wide):
+        return None
     controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
     if controls > len(head) // 20:
         return "binary"
@@ -575,12 +574,11 @@ class TopicSpider(Spider):
             if not response.meta.get("depth"):
                 self._seed_skipped(response, skipped)
             return []
-        content_type = (response.headers.get("Content-Type") or b"").decode("latin-1")
         try:
             page = await self.analysis.analyze(
                 response.url,
                 response.body,
-                content_type,
+                content_type(response),
                 tuple(getattr(self, "allowed_domains", None) or ()),
                 link_header_canonicals(response.headers.getlist("Link")),
             )
@@ -777,12 +775,11 @@ class TopicSpider(Spider):
         """A seed that is no page (a PDF, an image) gives no link to follow: said in one
         line, as a seed not fetched is, and counted as one."""
         self.seeds_failed += 1
-        content_type = (response.headers.get("Content-Type") or b"").decode("latin-1")
         logger.warning(
             "Not crawled %s: %s (Content-Type %s)",
             response.url,
             _SKIPPED[reason],
-            content_type or "none",
+            content_type(response) or "none",
         )
 
     def _not_fetched(self, request: Request, url: str, reason: str, message: str) -> None:
