@@ -349,6 +349,12 @@ def test_url_words_read_a_query_in_the_pages_encoding():
     assert url_words(utf8, "gbk") == "体育 name 足球"
 
 
+def test_url_words_read_a_gbk_path_in_the_pages_encoding():
+    """A GBK site's own links to its ``/足球/`` section. Before, the path was read as UTF-8
+    only: the link scored as ``/misc/1.html`` did."""
+    assert url_words("http://127.0.0.1/%D7%E3%C7%F2/1.html", "gbk") == "足球 1"
+
+
 def test_body_text_is_capped():
     html = "<html><body><p>" + "足球 " * 10000 + "</p></body></html>"
     page = extract_page(parse_html(html), "http://127.0.0.1/", max_chars=1000)
@@ -832,3 +838,21 @@ def test_what_follows_the_end_of_the_document_is_read_as_browsers_read_it():
     assert page.title == "新闻中心"
     assert "锁定胜局" in page.body
     assert "http://127.0.0.1/news/2.html" in page.links
+
+
+def test_full_width_letters_and_digits_are_the_ascii_words():
+    """GB2312-era pages write Latin words full-width: before, ``ｆｉｆａ`` was a token of
+    its own, and a page about the ＦＩＦＡ scored 0 for the keyword ``fifa``."""
+    assert tokenize("ＦＩＦＡ世界杯，ＮＢＡ总决赛 Ｗｏｒｌｄ Ｃｕｐ") == tokenize(
+        "FIFA世界杯，NBA总决赛 World Cup"
+    )
+    assert tokenize("ＦＩＦＡ") == ["fifa"]
+
+
+def test_an_inline_svgs_title_is_not_the_pages():
+    """Before, a page with no title of its own was stored as its share icon's tooltip."""
+    icon = '<svg viewBox="0 0 16 16"><title>分享到微博</title><path d="M0 0h16v16z"/></svg>'
+    untitled = f"<html><head></head><body>{icon}<p>足球比赛</p></body></html>"
+    assert extract_page(parse_html(untitled), "http://127.0.0.1/").title == ""
+    titled = f"<html><head><title>足球 比赛</title></head><body>{icon}</body></html>"
+    assert extract_page(parse_html(titled), "http://127.0.0.1/").title == "足球 比赛"

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 from typing import NamedTuple, Protocol
-from urllib.parse import unquote, unquote_to_bytes, urljoin, urlsplit
+from urllib.parse import unquote_to_bytes, urljoin, urlsplit
 
 try:  # the same segmenter and dictionary in C++, about six times faster
     import jieba_fast_dat as jieba
@@ -179,6 +179,13 @@ _VISIBLE_TEXT = etree.XPath(
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _RUNS = re.compile(f"(?P<han>[{_HAN}]+)|(?P<word>[^\\W_{_HAN}]+)")
 _HAN_RUN = re.compile(f"[{_HAN}]+")
+#: Full-width digits and letters, as GB2312-era pages write Latin words (ＦＩＦＡ, ＮＢＡ,
+#: ２０２６) and their ASCII forms (full-width punctuation splits words either way).
+_WIDE = re.compile("[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]")
+_NARROW = {
+    wide: wide - 0xFEE0
+    for wide in (*range(0xFF10, 0xFF1A), *range(0xFF21, 0xFF3B), *range(0xFF41, 0xFF5B))
+}
 _SPACES = re.compile(r"\s+")
 _DOCUMENT_END = re.compile(rb"</(?:body|html)\s*>", re.IGNORECASE)
 #: The marks of a text cut short, at its end: three dots or more, or an ellipsis.
@@ -286,15 +293,22 @@ def has_han(text: str) -> bool:
     return _HAN_RUN.search(text) is not None
 
 
+def _folded(text: str) -> str:
+    """Lowercased, full-width letters and digits as ASCII: the words tokens are made of."""
+    text = text.lower()
+    return text.translate(_NARROW) if _WIDE.search(text) else text
+
+
 def tokenize(text: str) -> list[str]:
-    """Lowercased tokens in text order, with punctuation and stop words dropped.
+    """Lowercased tokens in text order, with punctuation and stop words dropped;
+    full-width letters and digits are read as ASCII (``ＦＩＦＡ`` is ``fifa``).
 
     Only runs of Chinese characters go through jieba, without its HMM so that
     the dictionary (with the keywords added) decides the cut. Other scripts
     split on non-word characters, which is what jieba would do to them, only faster.
     """
     tokens: list[str] = []
-    for han, word in _RUNS.findall(text.lower()):  # tuples, not match objects: a third faster
+    for han, word in _RUNS.findall(_folded(text)):  # tuples, not match objects: a third faster
         if han:
             tokens.extend(_cut(han))
         elif word := _keep(word):
@@ -306,7 +320,7 @@ def spelled_tokens(text: str) -> Iterator[tuple[str, str]]:
     """``(token, word)`` for each token, as the text spells it: a stemmed token (``cooki``)
     can be shown as a person wrote it (``cookies``), and a Chinese one read in Simplified
     characters (``联赛``) in the Traditional ones of the text (``聯賽``)."""
-    for match in _RUNS.finditer(text.lower()):
+    for match in _RUNS.finditer(_folded(text)):
         if match.lastgroup == "han":
             yield from _spelled_run(match.group())
         elif token := _keep(word := match.group()):
@@ -447,19 +461,23 @@ def _percent_encoded(url: str, encoding: str) -> str:
     return safe_url_string(url, encoding)
 
 
+def _unquoted(part: str, encoding: str) -> str:
+    raw = unquote_to_bytes(part)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode(encoding, errors="replace")
+
+
 def url_words(url: str, encoding: str = "utf-8") -> str:
     """Words in a URL's host-less path and query, for scoring links by their address.
 
     A browser sends a link's path in UTF-8 and its query in the page's ``encoding``
     (:func:`link_url` writes them so): a GBK page's ``?tag=足球`` is ``%D7%E3%C7%F2``.
-    A query that is not UTF-8 is read in the page's encoding."""
+    A query or path that is not UTF-8 is read in the page's encoding: a GBK site's own
+    links are often written so already (``/%D7%E3%C7%F2/1.html``, its ``/足球/``)."""
     parts = urlsplit(url)
-    query = unquote_to_bytes(parts.query)
-    try:
-        query_text = query.decode("utf-8")
-    except UnicodeDecodeError:
-        query_text = query.decode(encoding, errors="replace")
-    raw = f"{unquote(parts.path, errors='replace')} {query_text}"
+    raw = f"{_unquoted(parts.path, encoding)} {_unquoted(parts.query, encoding)}"
     return " ".join(w for w in _URL_SPLIT.split(raw) if w and w.lower() not in _URL_NOISE)
 
 
@@ -890,6 +908,15 @@ def _sidebars(root: etree._Element) -> set[etree._Element]:
     }
 
 
+def _document_title(root: etree._Element) -> str:
+    """The first ``<title>`` not of an inline SVG (an icon's tooltip: ``分享到微博``), as
+    browsers read a document's title."""
+    for title in root.iter("title"):
+        if not any(ancestor.tag == "svg" for ancestor in title.iterancestors()):
+            return title.text or ""
+    return ""
+
+
 def extract_page(
     root: etree._Element,
     base_url: str,
@@ -910,7 +937,7 @@ def extract_page(
     (related stories, a hot list, tags, a breadcrumb): a story republished in another
     channel or another site keeps its text and loses these. When they are most of the
     body, they are what the page says (a list), and ``main`` is the whole body text."""
-    title = _SPACES.sub(" ", root.findtext(".//title") or "").strip()
+    title = _SPACES.sub(" ", _document_title(root)).strip()
     links: dict[str, LinkContext] = {}
     found, site_wide, listings, link_chars, site_wide_links = _links(
         root, base_url, page_url or base_url, encoding, context_chars, noise_ratio, memory
