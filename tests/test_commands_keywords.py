@@ -362,6 +362,22 @@ def test_a_page_compressed_unasked_is_read_as_a_crawl_reads_it(coding, compress)
     assert terms_of(result.stdout)[0] == "足球", result.stdout
 
 
+def test_a_binary_file_served_as_html_is_refused_as_a_crawl_skips_it():
+    """Before, a PDF served as ``text/html`` gave 'stream 3, filter 2.7, flatedecode 2.7'."""
+
+    class Mislabelled(Handler):
+        def do_GET(self) -> None:
+            pdf = b"%PDF-1.4\n1 0 obj\n<< /Filter /FlateDecode /Length 90 >>\nstream\n"
+            self.send(pdf + bytes(range(256)) * 8 + b"\nendstream\nendobj\n")
+
+    with serving(Mislabelled) as url:
+        result = scrapy_keywords(f"{url}/manual.html")
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"topicspider: error: {url}/manual.html: not an HTML or text page (binary data)\n"
+    )
+
+
 def test_a_page_in_an_unknown_content_encoding_is_one_line():
     class Brotli(Handler):
         def do_GET(self) -> None:

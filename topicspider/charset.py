@@ -118,6 +118,7 @@ _FREQUENT = frozenset(
 # characters, markup included. (Codecs such as hex or rot13 are not text codecs at all.)
 _NOT_CHARSETS = frozenset({"unicode-escape", "raw-unicode-escape"})
 _WIDE = ("utf-16", "utf-32")
+_CONTROL_BYTES = bytes([*range(9), *range(14, 32)])
 
 
 def _web_label(name: str) -> codecs.CodecInfo | None:
@@ -174,6 +175,20 @@ def detect_encoding(body: bytes, content_type: str | None = None) -> str:
         if believed:
             return believed
     return _guess(sample, final, utf8_declared="utf-8" in declared)
+
+
+def is_binary(body: bytes, content_type: str | None = None) -> bool:
+    """Whether ``body`` is no text (a PDF, an image, an archive sent as ``text/html``): over
+    one in 20 of its first 4 KB are control bytes. UTF-16 and UTF-32 text is mostly NULs
+    (the ASCII of its markup), and its hanzi are bytes of every value: it is text when its
+    byte order mark or ``content_type`` says so and it decodes that way. Other NULs count
+    as control bytes: a page may hold a few (a form's value from a padded database field),
+    which browsers read past."""
+    head = body[:4096]
+    if b"\x00" in head and detect_encoding(head, content_type).startswith(_WIDE):
+        return False
+    controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
+    return controls > len(head) // 20
 
 
 def content_type(response: Response) -> str:

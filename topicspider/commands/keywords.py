@@ -23,7 +23,7 @@ from scrapy.exceptions import UsageError
 from w3lib.url import safe_url_string
 
 from topicspider.addon import TopicSpiderAddon
-from topicspider.charset import readable
+from topicspider.charset import is_binary, readable
 from topicspider.exceptions import SourceError, TopicSpiderError
 from topicspider.extraction import (
     PageTerms,
@@ -55,9 +55,6 @@ SAMPLE_SUFFIXES = (".html", ".htm", ".txt")
 HEADER = "# Extracted by `scrapy keywords`"
 #: Bytes read from a response at a time, between two looks at the clock.
 CHUNK_SIZE = 64 * 1024
-#: Bytes of a file looked at for a NUL, which no HTML or text file has but in UTF-16 or -32.
-SNIFF_SIZE = 8 * 1024
-_WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff")  # UTF-16 and UTF-32, whose ASCII has NULs
 
 
 @dataclass(frozen=True)
@@ -202,6 +199,8 @@ class PageReader:
         except HTTPException as exc:  # no HTTP answer, or a broken one
             raise SourceError(f"{url}: cannot fetch: {exc!r}") from None
         media_type = content_type.split(";", 1)[0].strip().lower()
+        if is_binary(data, content_type):  # as the crawl skips it
+            raise SourceError(f"{url}: not an HTML or text page (binary data)")
         if media_type == "text/plain":
             return Page(final_url, media_type, data)
         if "html" not in media_type:
@@ -264,7 +263,7 @@ def _data(page: Page) -> bytes:
         data = page.content.read_bytes()
     except OSError as exc:
         raise SourceError(f"{page.content}: cannot read: {_reason(exc)}") from None
-    if b"\0" in data[:SNIFF_SIZE] and not data.startswith(_WIDE_BOMS):
+    if is_binary(data, page.content_type):
         raise SourceError(f"{page.content}: not an HTML or text file (binary data)")
     return data
 

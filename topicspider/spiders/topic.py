@@ -25,7 +25,7 @@ from topicspider.canonical import (
     KnownCanonicals,
     link_header_canonicals,
 )
-from topicspider.charset import content_type, detect_encoding, readable
+from topicspider.charset import content_type, is_binary, readable
 from topicspider.dupefilters import DUPEFILTERS
 from topicspider.exceptions import ArgumentError, ConfigError, SeedError
 from topicspider.fetchedelsewhere import FetchedElsewhere
@@ -93,7 +93,6 @@ BUDGETS = ("PAGECOUNT", "ITEMCOUNT", "TIMEOUT", "PAGECOUNT_NO_ITEM", "TIMEOUT_NO
 SEEDS_FAILED_REASON = "seeds_failed"
 
 
-_CONTROL_BYTES = bytes([*range(9), *range(14, 32)])
 #: In a request's meta: ``dont_filter`` was set by ``TopicSpider.scheduled``, for a redirect
 #: to the request's own address; the redirects that follow do not inherit it.
 _REFETCH = "topic_refetch"
@@ -116,17 +115,7 @@ def _skip_reason(response: Any) -> str | None:
         return "not_html"
     if not response.body.strip():
         return "empty"
-    head = response.body[:4096]
-    # UTF-16 and UTF-32 text is mostly NULs (the ASCII of its markup): a page is one when
-    # its byte order mark or its Content-Type says so and it decodes that way; its hanzi
-    # are bytes of every value, control bytes included. Other NULs count as control bytes:
-    # a page may hold a few (a form's value from a padded database field), which browsers
-    # read past.
-    wide = ("utf-16", "utf-32")
-    if b"\x00" in head and detect_encoding(head, content_type(response)).startswith(wide):
-        return None
-    controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
-    if controls > len(head) // 20:
+    if is_binary(response.body, content_type(response)):
         return "binary"
     return None
 
