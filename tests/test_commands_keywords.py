@@ -690,3 +690,33 @@ def test_without_background_the_site_s_name_header_and_footer_give_no_keyword(tm
     assert {"goalkeeper", "penalty", "coach", "league"} <= set(terms), terms
     boilerplate = {"daily", "gazette", "copyright", "privacy", "cookie", "advertise", "rights"}
     assert not set(terms) & boilerplate, terms
+
+
+def test_a_sample_is_read_as_far_as_the_crawl_reads_a_page(tmp_path):
+    """``TOPIC_MAX_TEXT_CHARS``: before, checked and not used (always 20,000)."""
+    (tmp_path / "sample.html").write_text(
+        "<title>足球</title><p>" + "足球比赛" * 20 + "</p><p>" + "篮球联赛" * 20 + "</p>", "utf-8"
+    )
+    whole = terms_of(scrapy_keywords(tmp_path / "sample.html").stdout)
+    cut = terms_of(
+        scrapy_keywords(tmp_path / "sample.html", "-s", "TOPIC_MAX_TEXT_CHARS=80").stdout
+    )
+    assert "篮球联赛" in whole
+    assert "足球比赛" in cut
+    assert "篮球联赛" not in cut
+
+
+def test_a_word_on_every_background_page_past_the_crawls_text_is_never_chosen(tmp_path):
+    """The footer of a long background page, past the 20,000 characters a crawl reads:
+    before, it went unseen there, and python-docs' "licensed under" was a keyword of
+    asyncio."""
+    footer = "<p>版权所有 授权许可</p>"
+    (tmp_path / "samples").mkdir()
+    (tmp_path / "background").mkdir()
+    (tmp_path / "samples" / "a.html").write_text(f"<p>{'足球比赛' * 10}</p>{footer}", "utf-8")
+    for n, filler in enumerate(("天气晴朗", "市场供应", "道路交通")):
+        page = f"<p>{filler * 6000}</p>{footer}"
+        (tmp_path / "background" / f"{n}.html").write_text(page, "utf-8")
+    result = scrapy_keywords(tmp_path / "samples", "--background", tmp_path / "background")
+    assert result.returncode == 0, result.stderr
+    assert terms_of(result.stdout) == ["足球比赛"]

@@ -183,12 +183,16 @@ class RepeatedRegions:
 
 
 def html_text(
-    data: bytes, url: str, content_type: str | None = None, regions: SeenRegions | None = None
+    data: bytes,
+    url: str,
+    content_type: str | None = None,
+    regions: SeenRegions | None = None,
+    max_chars: int | None = None,
 ) -> tuple[str, str]:
-    """An HTML page's title and visible body, whatever its encoding, without the link
-    regions ``regions`` says were seen."""
+    """An HTML page's title and visible body (its first ``max_chars`` characters, or all),
+    whatever its encoding, without the link regions ``regions`` says were seen."""
     _, markup = decode(data, content_type)
-    page = extract_page(parse_html(markup), url, memory=regions)
+    page = extract_page(parse_html(markup), url, max_chars=max_chars, memory=regions)
     return page.title, page.body
 
 

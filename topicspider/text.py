@@ -923,7 +923,7 @@ def extract_page(
     *,
     encoding: str = "utf-8",
     context_chars: int = 60,
-    max_chars: int = 20000,
+    max_chars: int | None = 20000,
     noise_ratio: float = 0.25,
     memory: SeenRegions | None = None,
     page_url: str | None = None,

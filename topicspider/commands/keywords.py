@@ -85,8 +85,12 @@ class PageReader:
     twice, and its own link lists would look like a sidebar two pages share. ``tally``
     counts the link regions of the pages read (see :class:`RepeatedRegions`)."""
 
-    def __init__(self, *, title_weight: float, timeout: float, user_agent: str, max_size: int):
+    def __init__(
+        self, *, title_weight: float, max_chars: int, timeout: float, user_agent: str, max_size: int
+    ):
         self.title_weight = title_weight
+        #: ``TOPIC_MAX_TEXT_CHARS``: a sample's text as far as the crawl reads a page's.
+        self.max_chars = max_chars
         self.timeout = timeout
         self.user_agent = user_agent
         self.max_size = max_size
@@ -116,22 +120,26 @@ class PageReader:
             raise SourceError(f"{source}: {empty}")
         return counted
 
-    def text(self, page: Page, regions: SeenRegions) -> tuple[str, str]:
-        """The page's title and body, without the link regions ``regions`` says were seen."""
-        return self._text(page, _data(page), regions)
+    def text(self, page: Page, regions: SeenRegions, *, whole: bool = False) -> tuple[str, str]:
+        """The page's title and body, without the link regions ``regions`` says were seen:
+        as far as the crawl reads it, or ``whole``."""
+        return self._text(page, _data(page), regions, None if whole else self.max_chars)
 
-    def terms(self, page: Page, regions: SeenRegions) -> PageTerms:
+    def terms(self, page: Page, regions: SeenRegions, *, whole: bool = False) -> PageTerms:
         """The page's terms as the crawler counts them, without the link regions ``regions``
-        says were seen."""
-        return term_counts(*self.text(page, regions), title_weight=self.title_weight)
+        says were seen (``whole``: the whole page's)."""
+        return term_counts(*self.text(page, regions, whole=whole), title_weight=self.title_weight)
 
     def _terms(self, page: Page, data: bytes, regions: SeenRegions) -> PageTerms:
-        return term_counts(*self._text(page, data, regions), title_weight=self.title_weight)
+        text = self._text(page, data, regions, self.max_chars)
+        return term_counts(*text, title_weight=self.title_weight)
 
-    def _text(self, page: Page, data: bytes, regions: SeenRegions) -> tuple[str, str]:
+    def _text(
+        self, page: Page, data: bytes, regions: SeenRegions, max_chars: int | None
+    ) -> tuple[str, str]:
         if page.content_type == "text/plain":
             return plain_text(data)
-        return html_text(data, page.url, page.content_type, regions)
+        return html_text(data, page.url, page.content_type, regions, max_chars)
 
     def _pages(self, source: str) -> tuple[list[Page], str]:
         """The source's pages, and what to say if none of them has text."""
@@ -374,6 +382,7 @@ class Command(ScrapyCommand):
         TopicSpiderAddon().update_settings(settings)  # the crawl's User-Agent; no crawler here
         reader = PageReader(
             title_weight=settings.getfloat("TOPIC_TITLE_WEIGHT", 3.0),
+            max_chars=settings.getint("TOPIC_MAX_TEXT_CHARS"),
             timeout=settings.getfloat("DOWNLOAD_TIMEOUT"),
             user_agent=settings.get("USER_AGENT"),
             max_size=settings.getint("DOWNLOAD_MAXSIZE"),
@@ -398,7 +407,9 @@ class Command(ScrapyCommand):
         samples = [with_subwords(page, words) for page in samples]
         counts = [page.counts for page in samples]
         if background:
-            others = (reader.terms(page, regions) for page in other_pages)
+            # A word anywhere on an off-topic page is off-topic, its footer past the text the
+            # crawl reads too: before, a long page's "licensed under" went unseen.
+            others = (reader.terms(page, regions, whole=True) for page in other_pages)
             idf = background_idf(with_subwords(page, words).counts for page in others)
             idf_from = f"idf from {len(other_pages)} background pages ({_listing(background)}"
             idf_from += f"; {left_out} also samples or given twice, left out)" if left_out else ")"
