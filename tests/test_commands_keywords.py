@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import os
 import resource
+import signal
 import socket
 import subprocess
 import sys
@@ -720,3 +721,26 @@ def test_a_word_on_every_background_page_past_the_crawls_text_is_never_chosen(tm
     result = scrapy_keywords(tmp_path / "samples", "--background", tmp_path / "background")
     assert result.returncode == 0, result.stderr
     assert terms_of(result.stdout) == ["足球比赛"]
+
+
+def test_ctrl_c_while_a_page_is_read_is_one_line_and_leaves_the_output_as_it_was(tmp_path):
+    """Before, a 55-line ``KeyboardInterrupt`` traceback."""
+    output = tmp_path / "football.txt"
+    output.write_text("足球 3\n", "utf-8")
+    with socket.socket() as silent:  # takes the connection, never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        command = subprocess.Popen(
+            [sys.executable, "-m", "scrapy", "keywords", "-o", str(output),
+             f"http://127.0.0.1:{silent.getsockname()[1]}/page.html"],
+            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stderr=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        silent.settimeout(60)
+        connection, _ = silent.accept()  # the command waits for the page
+        command.send_signal(signal.SIGINT)
+        _, stderr = command.communicate(timeout=60)
+        connection.close()
+    assert command.returncode == 130
+    assert stderr == "topicspider: stopped: no keyword file written\n"
+    assert output.read_text("utf-8") == "足球 3\n"

@@ -7,6 +7,7 @@ import errno
 import hashlib
 import mimetypes
 import os
+import signal
 import sys
 import time
 import zlib
@@ -371,6 +372,9 @@ class Command(ScrapyCommand):
             self._fail(f"{opts.output}: cannot write: {_reason(exc)}")
         except TopicSpiderError as error:
             self._fail(str(error))
+        except KeyboardInterrupt:  # Ctrl-C while a page is read: nothing written, no traceback
+            print("topicspider: stopped: no keyword file written", file=sys.stderr)
+            self.exitcode = 128 + signal.SIGINT
 
     def _fail(self, message: str) -> None:
         print(f"topicspider: error: {readable(message)}", file=sys.stderr)
