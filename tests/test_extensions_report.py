@@ -23,6 +23,7 @@ from scrapy.utils.test import get_crawler
 
 from demo.crawl import SCRAPY, topic_args
 from tests.httpserver import Handler, serving
+from tests.test_settingtypes import PROJECT
 from tests.test_spider import (
     ONE_AT_A_TIME,
     crawl_command,
@@ -149,6 +150,36 @@ def test_a_crawl_that_fetched_nothing_still_gets_a_report(tmp_path):
     assert png_size(tmp_path / "report" / "harvest.png") == (900, 800)
 
 
+@pytest.mark.parametrize(("mode", "threshold"), [("adaptive", 0.05), ("fixed", 0.12)])
+def test_a_crawl_that_scored_no_page_reports_the_threshold_it_started_with(
+    mode, threshold, tmp_path
+):
+    """The adaptive threshold starts at ``TOPIC_THRESHOLD_MIN``: before, the report said
+    ``TOPIC_THRESHOLD`` (0.12) where the crawl's stat said 0.05, and showed empty tables."""
+    settings = {**PROJECT, "TOPIC_REPORT": str(tmp_path / "report"), "TOPIC_THRESHOLD_MODE": mode}
+    report = Report.from_crawler(get_crawler(settings_dict=settings))
+    report.spider_closed(Spider(name="topic"), "seeds_failed")
+    said = (tmp_path / "report" / "report.md").read_text("utf-8")
+    assert f"(threshold {threshold:g} at the end)" in said
+    assert said.endswith("No page was scored: no curve, no pages to list.\n")
+
+
+def test_a_report_that_cannot_be_written_whole_leaves_the_last_one_as_it_was(tmp_path):
+    """Before, a full disk left a new report.json and report.md beside the last crawl's
+    plot, or none, the markdown showing it all the same."""
+    first = Report(tmp_path / "report", threshold=0.12)
+    first.page_scored("http://127.0.0.1/a.html", 0.4, True, 0)
+    first.spider_closed(Spider(name="topic"), "finished")
+    written = {path.name: path.read_bytes() for path in (tmp_path / "report").iterdir()}
+    (tmp_path / "report" / "harvest.png.part").mkdir()  # the plot cannot be written
+    second = Report(tmp_path / "report", threshold=0.12)
+    for n in range(5):
+        second.page_scored(f"http://127.0.0.1/{n}.html", 0.01, False, 1)
+    second.spider_closed(Spider(name="topic"), "finished")
+    (tmp_path / "report" / "harvest.png.part").rmdir()
+    assert {path.name: path.read_bytes() for path in (tmp_path / "report").iterdir()} == written
+
+
 def test_the_report_gives_the_threshold_the_last_verdict_used(tmp_path):
     report = Report(tmp_path / "report", threshold=0.12)
     for relevance, threshold in ((0.3, 0.05), (0.07, 0.061), (0.01, 0.061)):
@@ -265,6 +296,9 @@ def test_a_resumed_crawl_reports_the_whole_crawl(site, site_url, tmp_path):
     assert [page["url"] for page in report["top_pages"]] == [row["url"] for row in best]
     for page in report["top_pages"]:
         assert page["title"] == site.titles[urlsplit(page["url"]).path]
+    assert (report["runs"], report["crawl_runs"]) == ([1, 2], 2)
+    said = (tmp_path / "report" / "report.md").read_text("utf-8")
+    assert "The crawl ran 2 times (`JOBDIR`); the report covers them all." in said
 
     written = (tmp_path / "report" / "report.md").read_bytes()
     refused = scrapy(*command[:5], "keywords=football:3", *command[6:])
@@ -272,6 +306,24 @@ def test_a_resumed_crawl_reports_the_whole_crawl(site, site_url, tmp_path):
     assert "jobdir_error" in refused.stderr
     # Before, the refused run wrote "Crawl ended (jobdir_error)" over the crawl's report.
     assert (tmp_path / "report" / "report.md").read_bytes() == written
+
+
+def test_a_resumed_crawl_whose_first_run_had_no_report_says_what_it_covers(
+    site, site_url, tmp_path
+):
+    """Before, it counted the second run's pages as the crawl's, and said nothing of it."""
+    command = crawl_command(site_url, site, tmp_path, f"JOBDIR={tmp_path / 'job'}")
+    first = scrapy(*command, "-s", "CLOSESPIDER_PAGECOUNT=6")
+    assert first.returncode == 0, first.stderr[-2000:]
+    second = scrapy(*command, "-s", f"TOPIC_REPORT={tmp_path / 'report'}")
+    assert second.returncode == 0, second.stderr[-2000:]
+    report = json.loads((tmp_path / "report" / "report.json").read_text("utf-8"))
+    assert (report["runs"], report["crawl_runs"]) == ([2], 2)
+    assert report["fetched"] < len(read_jsonl(tmp_path / "fetch.jsonl"))
+    assert (
+        "The crawl ran 2 times (`JOBDIR`); the report covers run 2 only, those run with"
+        " `TOPIC_REPORT` (the fetch log has every page)."
+    ) in (tmp_path / "report" / "report.md").read_text("utf-8")
 
 
 def test_a_long_crawl_does_not_grow_the_report_in_memory(tmp_path):

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from topicspider.extensions.jobstate import JobState
+from topicspider.extensions.jobstate import RUNS_KEY, JobState
 from topicspider.scheduler import JOBDIR_REASON
 
 
@@ -22,7 +22,7 @@ def test_the_state_is_kept_for_the_next_run(tmp_path):
     state.spider_closed(spider, "shutdown")
     resumed = SimpleNamespace()
     JobState(str(tmp_path)).spider_opened(resumed)
-    assert resumed.state == {"pages": {"127.0.0.1": 3}}
+    assert resumed.state == {"pages": {"127.0.0.1": 3}, RUNS_KEY: 2}  # the crawl's second run
 
 
 def test_a_crawl_refused_its_jobdir_leaves_the_state_alone(tmp_path):
@@ -55,6 +55,6 @@ def test_a_damaged_state_is_said_and_the_crawl_resumes_without_it(tmp_path, capl
     spider = SimpleNamespace()
     with caplog.at_level(logging.WARNING):
         JobState(str(tmp_path)).spider_opened(spider)
-    assert spider.state == {}
+    assert spider.state == {RUNS_KEY: 1}  # its runs counted again
     [warning] = [record.getMessage() for record in caplog.records]
     assert f"Cannot read the spider's state in {tmp_path / 'spider.state'}" in warning

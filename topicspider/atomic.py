@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from contextlib import suppress
 from pathlib import Path
 
-__all__ = ["replace"]
+__all__ = ["replace", "replace_all"]
 
 
 def replace(
@@ -29,3 +29,25 @@ def replace(
         with suppress(OSError):
             temp.unlink()
         raise
+
+
+def replace_all(files: dict[Path, bytes]) -> None:
+    """Write every file to a temporary one first, then rename each over its path: files
+    that go together (a report's numbers and its plot) are all new, or all as they were
+    if a write fails (a full disk)."""
+    written: list[Path] = []
+    try:
+        for path, data in files.items():
+            temp = path.with_name(f"{path.name}.part")
+            written.append(temp)
+            with temp.open("wb") as new:
+                new.write(data)
+                new.flush()
+                os.fsync(new.fileno())
+    except BaseException:
+        for temp in written:
+            with suppress(OSError):
+                temp.unlink()
+        raise
+    for path in files:
+        os.replace(path.with_name(f"{path.name}.part"), path)

@@ -17,6 +17,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: In ``spider.state``: how many times the crawl has run, this run included, counted
+#: whatever extensions each run had (the report says which runs it covers).
+RUNS_KEY = "runs"
+
 
 class JobState(SpiderState):
     """Keeps ``spider.state`` in ``JOBDIR/spider.state`` between runs, as Scrapy's does, but
@@ -41,6 +45,8 @@ class JobState(SpiderState):
                 error or type(error).__name__,
             )
             spider.state = {}
+        if self.jobdir:
+            spider.state[RUNS_KEY] = spider.state.get(RUNS_KEY, 0) + 1
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
         if reason == JOBDIR_REASON or not self.jobdir:

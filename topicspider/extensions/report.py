@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import heapq
 import importlib.util
+import io
 import json
 import logging
 import os
@@ -16,10 +17,13 @@ import numpy as np
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
+from topicspider.atomic import replace_all
+from topicspider.extensions.jobstate import RUNS_KEY
 from topicspider.items import PageItem
 from topicspider.locks import hold
 from topicspider.scheduler import JOBDIR_REASON
 from topicspider.signals import page_scored
+from topicspider.thresholds import threshold_from_settings
 from topicspider.urlpatterns import without_session
 
 if TYPE_CHECKING:
@@ -50,6 +54,10 @@ class Harvest:
     It is picklable: with ``JOBDIR`` it is kept in ``spider.state``, so the report of a resumed
     crawl covers the runs before it too, as the fetch log does.
     """
+
+    #: The crawl's runs (``JOBDIR``) it covers, numbered from 1 (a class attribute: a
+    #: harvest a run of an older version pickled has none).
+    runs: tuple[int, ...] = ()
 
     def __init__(self, threshold: float) -> None:
         #: The crawl's threshold at the last verdict (it moves with
@@ -104,6 +112,8 @@ class Harvest:
         return {
             "spider": spider,
             "finish_reason": reason,
+            "runs": list(self.runs),  # of the crawl's runs, the last one being this run
+            "crawl_runs": self.runs[-1] if self.runs else 0,  # 0: no JOBDIR
             "threshold": self.threshold,
             "fetched": self.fetched,
             "accepted": self.accepted,
@@ -150,7 +160,8 @@ class Report:
             raise NotConfigured  # no message: being off is the normal case
         if importlib.util.find_spec("matplotlib") is None:
             raise NotConfigured("TOPIC_REPORT needs matplotlib: pip install matplotlib")
-        extension = cls(Path(folder), crawler.settings.getfloat("TOPIC_THRESHOLD"))
+        # The threshold a crawl starts with: the adaptive one's lowest, until pages raise it.
+        extension = cls(Path(folder), threshold_from_settings(crawler.settings).value)
         crawler.signals.connect(extension.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(extension.page_scored, signal=page_scored)
         crawler.signals.connect(extension.item_scraped, signal=signals.item_scraped)
@@ -167,6 +178,7 @@ class Report:
         state = getattr(spider, "state", None)
         if state is not None:
             self.harvest = state.setdefault("report", self.harvest)
+            self.harvest.runs = (*self.harvest.runs, state.get(RUNS_KEY, 1))
         try:
             self._lock = _lock(self.folder)
         except OSError as exc:
@@ -221,19 +233,24 @@ class Report:
         if not self.usable:
             return
         figures = self.harvest.figures(spider, reason)
+        title = f"{spider}: {figures['accepted']} of {figures['fetched']} accepted"
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            (self.folder / "report.json").write_text(
-                json.dumps(figures, ensure_ascii=False, indent=1) + "\n", "utf-8"
-            )
-            (self.folder / "report.md").write_text(markdown(figures), "utf-8")
-            plot_harvest(
-                self.folder / "harvest.png",
-                self.harvest,
-                title=f"{spider}: {figures['accepted']} of {figures['fetched']} accepted",
+            replace_all(
+                {
+                    self.folder / "report.json": (
+                        json.dumps(figures, ensure_ascii=False, indent=1) + "\n"
+                    ).encode(),
+                    self.folder / "report.md": markdown(figures).encode(),
+                    self.folder / "harvest.png": plot_harvest(self.harvest, title),
+                }
             )
         except OSError as exc:
-            logger.error("Cannot write the crawl report to %s: %s", self.folder.absolute(), exc)
+            logger.error(
+                "Cannot write the crawl report to %s (the report there is as it was): %s",
+                self.folder.absolute(),
+                exc,
+            )
             return
         finally:
             self._release()
@@ -273,6 +290,17 @@ def _cell(text: object) -> str:
     return _MARKUP.sub(r"\\\1", str(text)) if text not in (None, "") else "—"
 
 
+def _runs(covered: list[int], of: int) -> str:
+    """Which of a resumed crawl's runs the report covers, if it is not the one run."""
+    if len(covered) == of:  # every run (the runs it covers end with this one)
+        return f"The crawl ran {of} times (`JOBDIR`); the report covers them all." if of > 1 else ""
+    runs = f"runs {', '.join(map(str, covered[:-1]))} and" if covered[1:] else "run"
+    return (
+        f"The crawl ran {of} times (`JOBDIR`); the report covers {runs} {covered[-1]} only, those"
+        " run with `TOPIC_REPORT` (the fetch log has every page)."
+    )
+
+
 def markdown(figures: dict[str, Any]) -> str:
     """``report.md``: the numbers of ``report.json`` for people."""
     lines = [
@@ -285,6 +313,10 @@ def markdown(figures: dict[str, Any]) -> str:
         "![harvest curve](harvest.png)",
         "",
     ]
+    if runs := _runs(figures["runs"], figures["crawl_runs"]):
+        lines[4:4] = [runs, ""]
+    if not figures["fetched"]:
+        return "\n".join([*lines[:-2], "No page was scored: no curve, no pages to list."]) + "\n"
     if figures["harvest_at"]:
         budgets = figures["harvest_at"]
         lines += [
@@ -320,9 +352,9 @@ def markdown(figures: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plot_harvest(path: Path, harvest: Harvest, title: str = "") -> None:
-    """Three panels against pages fetched: harvest rate, pages accepted, relevance per page
-    with the threshold each verdict used (every ``harvest.stride``-th page)."""
+def plot_harvest(harvest: Harvest, title: str = "") -> bytes:
+    """A PNG of three panels against pages fetched: harvest rate, pages accepted, relevance
+    per page with the threshold each verdict used (every ``harvest.stride``-th page)."""
     from matplotlib.figure import Figure  # no pyplot: no GUI backend, no global state
 
     sampled = np.arange(1, len(harvest.found) + 1) * harvest.stride
@@ -357,6 +389,9 @@ def plot_harvest(path: Path, harvest: Harvest, title: str = "") -> None:
     relevance_axes.legend(loc="upper right")
     for axes in (rate_axes, count_axes, relevance_axes):
         axes.grid(alpha=0.3)
+        axes.set_xlim(left=0, right=max(harvest.fetched, 1))
     if title:
         figure.suptitle(title)
-    figure.savefig(path, dpi=100)
+    png = io.BytesIO()
+    figure.savefig(png, format="png", dpi=100)
+    return png.getvalue()
