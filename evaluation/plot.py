@@ -90,5 +90,9 @@ def plot(results: Sequence[Result], path: Path) -> None:
             Line2D([], [], color="black", linestyle="--", label="recall"),
             Line2D([], [], color="black", linestyle=":", label="ceiling"),
         ]
-        figure.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 6))
+        # As many entries a row as the figure is wide for (a line and its label, about 0.08
+        # inch a character): with one panel and long variant names, six overflowed it.
+        entry = 0.7 + 0.08 * max(len(handle.get_label()) for handle in handles)
+        fit = max(1, int(5 * columns / entry))
+        figure.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), fit))
         figure.savefig(path, dpi=100)

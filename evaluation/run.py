@@ -25,14 +25,22 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
+
+from scrapy.settings import Settings
 
 from demo.crawl import SCRAPY, topic_args
 from demo.site import serve
 from evaluation.learn import BACKGROUND_PAGES, learn_keywords, site_pages
 from evaluation.oracle import LinkGraph, best_order
 from evaluation.plot import plot
+from topicspider import settings as project_settings
+from topicspider.exceptions import TopicSpiderError
+from topicspider.spiders.topic import TopicSpider
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -223,6 +231,36 @@ def runs(
     return plain + varied
 
 
+def check_runs(planned: list[tuple[str, str, list[str]]], extra: list[str]) -> None:
+    """Each run's settings, checked as its crawl will check them, before any crawl: a bad
+    one is one line (``ArgumentTypeError``), not the crawl's error and a traceback, with the
+    runs done before it lost."""
+    for strategy, variant, settings in planned:
+        given = Settings()
+        given.setmodule(project_settings, priority="project")
+        for item in [f"TOPIC_STRATEGY={strategy}", *extra, *settings]:
+            name, equals, value = item.partition("=")
+            if not equals:
+                raise argparse.ArgumentTypeError(f"-s {item!r}: expected NAME=VALUE")
+            given.set(name.strip(), value.strip(), priority="cmdline")
+        try:
+            TopicSpider.check_configuration(given)
+        except TopicSpiderError as error:
+            raise argparse.ArgumentTypeError(f"{variant or strategy}: {error}") from None
+
+
+def at_least(least: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``least``."""
+
+    def whole(text: str) -> int:
+        number = int(text)  # argparse says "invalid whole value" on a ValueError
+        if number < least:
+            raise argparse.ArgumentTypeError(f"{number}: expected at least {least}")
+        return number
+
+    return whole
+
+
 def planned_topics(
     labels: dict[str, Any], topics: dict[str, dict[str, str]]
 ) -> dict[str, list[str]]:
@@ -235,7 +273,9 @@ def planned_topics(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m evaluation.run", description=__doc__.split("\n", 1)[0]
+    )
     parser.add_argument(
         "--sites",
         default=str(ROOT.parent / "shared" / "sites"),
@@ -248,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         help="JSON: site -> topic -> keywords (a name, file or inline)",
     )
     parser.add_argument("--only", nargs="*", help="only these sites")
-    parser.add_argument("--budget", type=int, default=50)
+    parser.add_argument("--budget", type=at_least(1), default=50)
     parser.add_argument("--strategies", default="best_first,bfs")
     parser.add_argument("--out", default=str(ROOT / "report" / "eval.md"))
     parser.add_argument(
@@ -278,13 +318,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--learn",
-        type=int,
+        type=at_least(1),
         metavar="N",
         help="crawl every labelled topic with keywords learned from N of its labelled pages",
     )
     parser.add_argument(
         "--learn-background",
-        type=int,
+        type=at_least(0),
         default=BACKGROUND_PAGES,
         metavar="N",
         help=f"with --learn: pages off every label as the background (0: none; {BACKGROUND_PAGES})",
@@ -295,6 +335,11 @@ def main(argv: list[str] | None = None) -> int:
     names = [*strategies, *(name for name, _ in variants)]
     if len(set(names)) < len(names):
         parser.error(f"variant names must differ from each other and the strategies: {names}")
+    planned = runs(strategies, variants)
+    try:
+        check_runs(planned, args.settings)
+    except argparse.ArgumentTypeError as error:
+        parser.error(str(error))
 
     sites_dir = Path(args.sites)
     labels = json.loads(Path(args.labels or sites_dir / "labels.json").read_text("utf-8"))
@@ -302,7 +347,6 @@ def main(argv: list[str] | None = None) -> int:
         topics = {site: dict.fromkeys(found["topics"]) for site, found in labels.items()}
     else:
         topics = json.loads(Path(args.topics).read_text("utf-8"))
-    planned = runs(strategies, variants)
     chosen = {
         site: site_topics
         for site, site_topics in planned_topics(labels, topics).items()

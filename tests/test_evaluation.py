@@ -15,6 +15,7 @@ from evaluation.plot import plot, recall_curve
 from evaluation.run import (
     Result,
     ceiling_curve,
+    main,
     parse_variant,
     parse_variants,
     planned_topics,
@@ -104,6 +105,53 @@ def test_variants_from_the_command_line_and_json(tmp_path):
         ("dfs", "dfs", ["TOPIC_STRATEGY=dfs", "TOPIC_TUNNEL_DEPTH=1"]),
         ("best_first", "a", ["A=1"]),
     ]
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        (["--budget", "0"], "argument --budget: 0: expected at least 1"),
+        (["--budget", "-5"], "argument --budget: -5: expected at least 1"),
+        (["--learn", "0"], "argument --learn: 0: expected at least 1"),
+        (["--learn-background", "-1"], "argument --learn-background: -1: expected at least 0"),
+        (["--strategies", "bogus"], "bogus: TOPIC_STRATEGY='bogus': expected one of"),
+        (["--variant", "bad:TOPIC_TUNNEL_DEPTH=abc"], "bad: TOPIC_TUNNEL_DEPTH='abc': expected"),
+        (["-s", "TOPIC_THRESHOLD=5"], "best_first: TOPIC_THRESHOLD='5': expected a number"),
+        (["-s", "NOEQUALS"], "-s 'NOEQUALS': expected NAME=VALUE"),
+    ],
+)
+def test_bad_options_are_one_line_before_any_crawl(given, said, tmp_path, capsys):
+    """Before: a crawl with no page limit for a budget below 1, a traceback after the
+    crawls for 0, or the crawl's error and a traceback, the runs done before it lost."""
+    with pytest.raises(SystemExit) as stopped:
+        main(["--sites", str(tmp_path), "--out", str(tmp_path / "eval.md"), *given])
+    assert stopped.value.code == 2
+    assert f"error: {said}" in capsys.readouterr().err
+    assert not (tmp_path / "eval.md").exists()
+
+
+def test_the_legend_fits_one_panel_of_many_variants(tmp_path):
+    """Before, six entries a row whatever the width: the first and last were cut off."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    drawn = []
+    save = Figure.savefig
+
+    def keep(figure, *args, **kwargs):
+        drawn.append(figure)
+        save(figure, *args, **kwargs)
+
+    names = ["no-tunnel", "anchor-weight-0.3", "fixed-threshold-0.2", "breadth-first-variant"]
+    results = [RESULTS[0], RESULTS[1], *(result("docs", "asyncio", "best_first", [True] * 6, n)
+                                          for n in names)]  # fmt: skip
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Figure, "savefig", keep)
+        plot(results, tmp_path / "eval.png")
+    [figure] = drawn
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    legend = figure.legends[0].get_window_extent(renderer)
+    assert 0 <= legend.x0 < legend.x1 <= figure.bbox.width
 
 
 EVALUATION = Path(__file__).resolve().parent.parent / "evaluation"
