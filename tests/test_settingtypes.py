@@ -142,6 +142,14 @@ def test_a_contact_the_user_agent_cannot_carry_is_named(contact):
         ("REDIS_POLL_INTERVAL", "-1", "above 0"),
         ("TOPIC_PROGRESS_INTERVAL", "-1", ">= 0"),  # before, no progress line, no summary
         ("TOPIC_ANALYSIS_TIMEOUT", "-1", ">= 0"),
+        # Scrapy's: before, each request failed with a traceback, and `scrapy keywords`
+        # could fetch nothing with a timeout of 0.
+        ("DOWNLOAD_TIMEOUT", "0", "above 0"),
+        ("DOWNLOAD_TIMEOUT", "nan", "above 0"),
+        ("DOWNLOAD_TIMEOUT", "-1", "above 0"),
+        ("DOWNLOAD_MAXSIZE", "-1", ">= 0"),
+        ("DOWNLOAD_WARNSIZE", "-1", ">= 0"),
+        ("DOWNLOAD_DELAY", "-2", ">= 0"),
     ],
 )
 def test_an_interval_out_of_its_range_is_named(name, value, expected):

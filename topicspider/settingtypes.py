@@ -58,7 +58,8 @@ _MOST = {
     "TOPIC_BLOOM_CAPACITY": 10**10,
     "TOPIC_PARTITIONS": 10**4,
 }
-#: The ranges of the project's other numbers: least, most, and whether those are left out.
+#: The ranges of the project's other numbers, and of Scrapy's download limits: least, most,
+#: and whether those are left out.
 #: Out of range, one gave a traceback (``TOPIC_NOISE_DISCOUNT=2.5``; ``REDIS_LEASE=0``, once
 #: the worker had joined its crawl) or did something else without a word
 #: (``TOPIC_HUB_LINK_RATIO=-1`` stored no page; ``TOPIC_PROGRESS_INTERVAL=-1`` turned the
@@ -81,6 +82,13 @@ _RANGES = {
     "TOPIC_HUB_LINK_RATIO": (0.0, 1.0, False),
     "TOPIC_NOISE_DISCOUNT": (0.0, 1.0, False),
     "TOPIC_BLOOM_ERROR_RATE": (0.0, 1.0, True),
+    # Scrapy's, which it reads unchecked: below 0, every request of the crawl failed with a
+    # traceback and it ended "seeds_failed"; a timeout of 0 or NaN (Twisted's "no timeout",
+    # by accident) stopped `scrapy keywords`, which reads them too.
+    "DOWNLOAD_TIMEOUT": (0.0, math.inf, True),
+    "DOWNLOAD_MAXSIZE": (0.0, math.inf, False),
+    "DOWNLOAD_WARNSIZE": (0.0, math.inf, False),
+    "DOWNLOAD_DELAY": (0.0, math.inf, False),
 }
 
 #: Scrapy reads a setting whose default is a whole number as one (``2.5`` pages, ``16e6``
