@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import functools
+import itertools
 import logging
 import re
 from collections import Counter
@@ -638,6 +639,34 @@ def _entries_above(items: etree._Element, text_of: _VisibleText) -> str:
     return _SPACES.sub(" ", " ".join(reversed(titles))).strip()
 
 
+def _description(
+    block: etree._Element, text_of: _VisibleText, noise_ratio: float, longest: int
+) -> str:
+    """The text that says what the one link of a ``dt`` or a table cell is about: the
+    ``dd`` elements after the term (a command list: ``<dt>git-svn</dt><dd>Bidirectional
+    operation…</dd>``), or the cells after the cell in its row, each up to ``longest``
+    characters: a longer one is a page's content column beside a layout table's link, not a
+    description. Those mostly link text themselves (a table of contents nested under its
+    entry) are left out."""
+    if block.tag == "dt":
+        siblings = list(itertools.takewhile(lambda dd: dd.tag == "dd", block.itersiblings()))
+    elif block.tag in ("td", "th"):
+        siblings = [
+            cell
+            for cell in block.itersiblings()
+            if cell.tag in ("td", "th") and len(text_of(cell)) <= longest
+        ]
+    else:
+        return ""
+    parts = []
+    for sibling in siblings:
+        text = text_of(sibling)
+        linked = sum(len(text_of(anchor)) for anchor in sibling.iter("a") if anchor.get("href"))
+        if text and linked <= noise_ratio * len(text):
+            parts.append(text)
+    return " ".join(parts)
+
+
 def _language(tag: str | None) -> str:
     """The primary language of a language tag (``zh-CN`` → ``zh``), or ''."""
     return (tag or "").strip().split("-", 1)[0].split("_", 1)[0].lower()
@@ -733,6 +762,7 @@ def _links(
     navigation: set[etree._Element] = set()
     listings: set[etree._Element] = set()
     block_texts: dict[etree._Element, str] = {}
+    descriptions: dict[etree._Element, str] = {}
     for link in found:
         block = link.block
         if block not in block_texts:
@@ -752,6 +782,16 @@ def _links(
             if short and block.tag != "body":
                 menus.add(block)
             context, is_navigation = link.text, True
+            # A term's link (``dt``) or a row's first cell (``td``) is all link text, and
+            # what the link is about is said beside it: the definition, the next cells.
+            if block not in descriptions:
+                one = blocks.counts[block] == 1
+                longest = 4 * context_chars
+                descriptions[block] = (
+                    _description(block, text_of, noise_ratio, longest) if one else ""
+                )
+            if descriptions[block]:
+                context = f"{link.text} {descriptions[block][: 2 * context_chars]}"
         else:
             # A block with no text (an image link alone in it): the link's words are its context.
             context = _around(block_text, link.shown, context_chars) or link.text
