@@ -33,9 +33,11 @@ if TYPE_CHECKING:
 
 __all__ = ["SelfRefreshMiddleware"]
 
-#: "refresh" in any case, in one-byte encodings and UTF-16: most pages have none, and
-#: are not decoded here.
-_REFRESH = re.compile(b"\\x00?".join(bytes([c]) for c in b"refresh"), re.IGNORECASE)
+#: ``http-equiv="refresh"`` in any case, or "refresh" in UTF-16 (either byte order): most
+#: pages have neither, and are not decoded here (an article that says "refresh" neither).
+_REFRESH = re.compile(
+    rb"""http-equiv\s*=\s*["']?\s*refresh|r\x00e\x00f\x00r\x00e\x00s\x00h""", re.IGNORECASE
+)
 _WEB = frozenset({"http", "https"})
 
 
