@@ -707,22 +707,6 @@ def test_a_sample_is_read_as_far_as_the_crawl_reads_a_page(tmp_path):
     assert "篮球联赛" not in cut
 
 
-def test_a_word_on_every_background_page_past_the_crawls_text_is_never_chosen(tmp_path):
-    """The footer of a long background page, past the 20,000 characters a crawl reads:
-    before, it went unseen there, and python-docs' "licensed under" was a keyword of
-    asyncio."""
-    footer = "<p>版权所有 授权许可</p>"
-    (tmp_path / "samples").mkdir()
-    (tmp_path / "background").mkdir()
-    (tmp_path / "samples" / "a.html").write_text(f"<p>{'足球比赛' * 10}</p>{footer}", "utf-8")
-    for n, filler in enumerate(("天气晴朗", "市场供应", "道路交通")):
-        page = f"<p>{filler * 6000}</p>{footer}"
-        (tmp_path / "background" / f"{n}.html").write_text(page, "utf-8")
-    result = scrapy_keywords(tmp_path / "samples", "--background", tmp_path / "background")
-    assert result.returncode == 0, result.stderr
-    assert terms_of(result.stdout) == ["足球比赛"]
-
-
 def test_ctrl_c_while_a_page_is_read_is_one_line_and_leaves_the_output_as_it_was(tmp_path):
     """Before, a 55-line ``KeyboardInterrupt`` traceback."""
     output = tmp_path / "football.txt"

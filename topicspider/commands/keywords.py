@@ -121,26 +121,23 @@ class PageReader:
             raise SourceError(f"{source}: {empty}")
         return counted
 
-    def text(self, page: Page, regions: SeenRegions, *, whole: bool = False) -> tuple[str, str]:
-        """The page's title and body, without the link regions ``regions`` says were seen:
-        as far as the crawl reads it, or ``whole``."""
-        return self._text(page, _data(page), regions, None if whole else self.max_chars)
+    def text(self, page: Page, regions: SeenRegions) -> tuple[str, str]:
+        """The page's title and body, as far as the crawl reads a page, without the link
+        regions ``regions`` says were seen."""
+        return self._text(page, _data(page), regions)
 
-    def terms(self, page: Page, regions: SeenRegions, *, whole: bool = False) -> PageTerms:
+    def terms(self, page: Page, regions: SeenRegions) -> PageTerms:
         """The page's terms as the crawler counts them, without the link regions ``regions``
-        says were seen (``whole``: the whole page's)."""
-        return term_counts(*self.text(page, regions, whole=whole), title_weight=self.title_weight)
+        says were seen."""
+        return term_counts(*self.text(page, regions), title_weight=self.title_weight)
 
     def _terms(self, page: Page, data: bytes, regions: SeenRegions) -> PageTerms:
-        text = self._text(page, data, regions, self.max_chars)
-        return term_counts(*text, title_weight=self.title_weight)
+        return term_counts(*self._text(page, data, regions), title_weight=self.title_weight)
 
-    def _text(
-        self, page: Page, data: bytes, regions: SeenRegions, max_chars: int | None
-    ) -> tuple[str, str]:
+    def _text(self, page: Page, data: bytes, regions: SeenRegions) -> tuple[str, str]:
         if page.content_type == "text/plain":
             return plain_text(data)
-        return html_text(data, page.url, page.content_type, regions, max_chars)
+        return html_text(data, page.url, page.content_type, regions, self.max_chars)
 
     def _pages(self, source: str) -> tuple[list[Page], str]:
         """The source's pages, and what to say if none of them has text."""
@@ -411,9 +408,7 @@ class Command(ScrapyCommand):
         samples = [with_subwords(page, words) for page in samples]
         counts = [page.counts for page in samples]
         if background:
-            # A word anywhere on an off-topic page is off-topic, its footer past the text the
-            # crawl reads too: before, a long page's "licensed under" went unseen.
-            others = (reader.terms(page, regions, whole=True) for page in other_pages)
+            others = (reader.terms(page, regions) for page in other_pages)
             idf = background_idf(with_subwords(page, words).counts for page in others)
             idf_from = f"idf from {len(other_pages)} background pages ({_listing(background)}"
             idf_from += f"; {left_out} also samples or given twice, left out)" if left_out else ")"
