@@ -177,7 +177,8 @@ class KnownCanonicals:
         self._urls: dict[str, None] = {}
 
     def __contains__(self, url: str) -> bool:
-        return _address(url) in self._urls
+        # Asked for every link of every page: most sites name no canonical of another address.
+        return bool(self._urls) and _address(url) in self._urls
 
     def add(self, url: str) -> None:
         address = _address(url)

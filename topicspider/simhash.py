@@ -37,10 +37,12 @@ def simhash(tokens: Iterable[str]) -> int:
     if not counts:
         return 0
     digests = np.frombuffer(b"".join(map(_hash, counts)), dtype=np.uint8).reshape(-1, 8)
-    bits = np.unpackbits(digests, axis=1).astype(np.int64) * 2 - 1  # big-endian bit order
-    weights = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
-    totals = weights @ bits
-    return int.from_bytes(np.packbits(totals > 0).tobytes(), "big")
+    bits = np.unpackbits(digests, axis=1)  # big-endian bit order
+    # Each bit's weighted vote, +count for a 1 and -count for a 0, is positive when the
+    # counts of the tokens with a 1 there outweigh half of all counts: one product in
+    # floating point (exact: whole numbers far below 2**53), without a ±1 copy of the bits.
+    weights = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
+    return int.from_bytes(np.packbits(2 * (weights @ bits) > weights.sum()).tobytes(), "big")
 
 
 def near(first: int, second: int, distance: int) -> bool:
