@@ -223,6 +223,13 @@ def _folder(spec: str) -> bool:
         return False
 
 
+def _bundled(name: str, directory: Traversable) -> Traversable | None:
+    """``keywords/NAME.txt`` if ``name`` is a bare name (no path, no ``.txt``) and it is there."""
+    if re.fullmatch(r"[\w.-]+", name) and not name.endswith(".txt"):
+        return _file(lambda: directory / f"{name}.txt")
+    return None
+
+
 def load_keywords(spec: str, keywords_dir: Traversable | None = None) -> KeywordVector:
     """Resolve a ``-a keywords=`` value: a file path, a bundled name, or inline terms."""
     spec = spec.strip()
@@ -232,10 +239,9 @@ def load_keywords(spec: str, keywords_dir: Traversable | None = None) -> Keyword
     if path is not None:
         return parse_keyword_file(path)
     directory = keywords_dir or bundled_keywords_dir()
-    if re.fullmatch(r"[\w.-]+", spec) and not spec.endswith(".txt"):
-        named = _file(lambda: directory / f"{spec}.txt")
-        if named is not None:
-            return parse_keyword_file(named)
+    named = _bundled(spec, directory)
+    if named is not None:
+        return parse_keyword_file(named)
     if _folder(spec):
         raise KeywordError(f"{spec}: a folder, not a keyword file (one term and weight a line)")
     # A path with a comma in it (a typo: "sports.txt,") is no list of terms.
@@ -244,7 +250,7 @@ def load_keywords(spec: str, keywords_dir: Traversable | None = None) -> Keyword
         hint = "; inline terms are term:weight,..." if "," in spec else ""
         raise KeywordError(f"{spec}: keyword file not found{where}{hint}")
     bare = spec.strip(", ")
-    if bare != spec and re.fullmatch(r"[\w.-]+", bare) and _file(lambda: directory / f"{bare}.txt"):
+    if bare != spec and _bundled(bare, directory) is not None:
         raise KeywordError(
             f"keywords {spec!r}: one term and a stray comma, where keywords/{bare}.txt is a"
             f" keyword file: -a keywords={bare} for the file, -a keywords={bare}:1 for the term"

@@ -24,7 +24,7 @@ from scrapy.http import HtmlResponse
 from scrapy.utils.httpobj import urlparse_cached
 from w3lib.html import get_base_url, get_meta_refresh
 
-from topicspider.charset import content_type, detect_encoding, to_text
+from topicspider.charset import content_type, decode
 from topicspider.redirects import same_page
 
 if TYPE_CHECKING:
@@ -56,8 +56,7 @@ class SelfRefreshMiddleware(MetaRefreshMiddleware):
             or not _REFRESH.search(response.body)
         ):
             return response
-        encoding = detect_encoding(response.body, content_type(response))
-        text = to_text(response.body, encoding)
+        encoding, text = decode(response.body, content_type(response))
         base = get_base_url(text, response.url, encoding)
         delay, url = get_meta_refresh(text, base, encoding, ignore_tags=self._ignore_tags)
         if url is None:
