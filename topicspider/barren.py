@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 from topicspider.urlpatterns import template
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from scrapy import Request
     from scrapy.crawler import Crawler
 
@@ -23,3 +25,13 @@ def barren(crawler: Crawler, request: Request) -> bool:
     (``spider.patterns``, as Scrapy's offsite filter uses ``spider.allowed_domains``)."""
     patterns = getattr(crawler.spider, "patterns", None)
     return patterns is not None and patterns.is_barren(template(request.url))
+
+
+def past_barren(crawler: Crawler, pop: Callable[[], Request | None]) -> tuple[Request | None, bool]:
+    """The first request ``pop`` hands out whose URL template is not barren, and whether
+    any were dropped before it (each counted in ``topic/noise_url``)."""
+    request, dropped = pop(), False
+    while request is not None and barren(crawler, request):
+        crawler.stats.inc_value("topic/noise_url")
+        request, dropped = pop(), True
+    return request, dropped

@@ -16,7 +16,7 @@ from scrapy.utils.job import job_dir
 from scrapy.utils.misc import load_object
 
 from topicspider import atomic
-from topicspider.barren import barren
+from topicspider.barren import past_barren
 from topicspider.exceptions import ConfigError, TopicSpiderError
 from topicspider.locks import hold
 from topicspider.pipelines import close_crawl
@@ -210,10 +210,7 @@ class TopicScheduler(Scheduler):
         if self._failed:
             return None
         try:
-            request = self._next()
-            while request is not None and self.drop_barren and barren(self.crawler, request):
-                self.stats.inc_value("topic/noise_url")
-                request = self._next()
+            request = past_barren(self.crawler, self._next)[0] if self.drop_barren else self._next()
         except FrontierError as error:
             self._stop(error)
             return None

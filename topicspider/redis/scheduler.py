@@ -43,7 +43,7 @@ from scrapy.utils.reactor import CallLaterOnce
 from twisted.internet.defer import Deferred
 from twisted.internet.task import deferLater
 
-from topicspider.barren import barren
+from topicspider.barren import past_barren
 from topicspider.exceptions import ConfigError
 from topicspider.pqueues import LINKS_QUEUED_KEY
 from topicspider.redis.connection import (
@@ -333,12 +333,8 @@ class RedisScheduler(BaseScheduler):
             return None
         if not self.frontier.buffered and self._due():
             self._round_trip()
-        request = self.frontier.pop()
-        dropped = False
-        while request is not None and self.drop_barren and barren(self.crawler, request):
-            self.stats.inc_value("topic/noise_url")
-            dropped = True
-            request = self.frontier.pop()
+        pop = self.frontier.pop
+        request, dropped = past_barren(self.crawler, pop) if self.drop_barren else (pop(), False)
         if request is not None:
             self._idle_since = None
             self.stats.inc_value("scheduler/dequeued/redis")
