@@ -18,12 +18,9 @@ def replace(
     them into one copy) to ``temp`` (``path`` with ``.part`` added, by default), flush it to
     the disk and rename it over ``path``. If any step fails the temporary file is removed
     and the error raised: ``path`` is as it was."""
-    temp = temp or path.with_name(f"{path.name}.part")
+    temp = temp or _temporary(path)
     try:
-        with temp.open("wb") as new:
-            new.writelines([data] if isinstance(data, bytes) else data)
-            new.flush()
-            os.fsync(new.fileno())
+        _write(temp, data)
         os.replace(temp, path)
     except BaseException:
         with suppress(OSError):
@@ -38,16 +35,24 @@ def replace_all(files: dict[Path, bytes]) -> None:
     written: list[Path] = []
     try:
         for path, data in files.items():
-            temp = path.with_name(f"{path.name}.part")
-            written.append(temp)
-            with temp.open("wb") as new:
-                new.write(data)
-                new.flush()
-                os.fsync(new.fileno())
+            written.append(_temporary(path))
+            _write(written[-1], data)
     except BaseException:
         for temp in written:
             with suppress(OSError):
                 temp.unlink()
         raise
-    for path in files:
-        os.replace(path.with_name(f"{path.name}.part"), path)
+    for path, temp in zip(files, written, strict=True):
+        os.replace(temp, path)
+
+
+def _temporary(path: Path) -> Path:
+    return path.with_name(f"{path.name}.part")
+
+
+def _write(temp: Path, data: bytes | Iterable[bytes | memoryview]) -> None:
+    """``data`` in ``temp``, flushed to the disk."""
+    with temp.open("wb") as new:
+        new.writelines([data] if isinstance(data, bytes) else data)
+        new.flush()
+        os.fsync(new.fileno())
