@@ -649,18 +649,15 @@ def _description(
     description. Those mostly link text themselves (a table of contents nested under its
     entry) are left out."""
     if block.tag == "dt":
-        siblings = list(itertools.takewhile(lambda dd: dd.tag == "dd", block.itersiblings()))
+        siblings = itertools.takewhile(lambda dd: dd.tag == "dd", block.itersiblings())
+        texts = [(dd, text_of(dd)) for dd in siblings]
     elif block.tag in ("td", "th"):
-        siblings = [
-            cell
-            for cell in block.itersiblings()
-            if cell.tag in ("td", "th") and len(text_of(cell)) <= longest
-        ]
+        cells = [cell for cell in block.itersiblings() if cell.tag in ("td", "th")]
+        texts = [(cell, text) for cell in cells if len(text := text_of(cell)) <= longest]
     else:
         return ""
     parts = []
-    for sibling in siblings:
-        text = text_of(sibling)
+    for sibling, text in texts:
         linked = sum(len(text_of(anchor)) for anchor in sibling.iter("a") if anchor.get("href"))
         if text and linked <= noise_ratio * len(text):
             parts.append(text)
