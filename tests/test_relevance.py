@@ -155,6 +155,12 @@ def test_keyword_inside_chinese_compound_counts():
     assert relevance.text("足球比赛") > 0
 
 
+def test_a_keyword_with_a_latin_letter_matches_only_its_own_word():
+    relevance = Relevance(parse_inline("C罗:1"))
+    assert relevance.text("C罗在皇马的最后一个赛季") > 0
+    assert relevance.text("小罗和大罗都踢球，姓罗的老师教数学") == 0.0
+
+
 def test_title_weighs_more_than_body():
     relevance = Relevance(SPORTS, title_weight=3.0)
     in_title = relevance.page("足球", "天气 晴朗 温度 适中 风力 微弱")

@@ -103,6 +103,30 @@ def test_compound_words_contain_their_parts():
     assert subwords("足球") == ()
 
 
+def test_a_short_latin_word_written_against_chinese_is_read_with_it():
+    """jieba's dictionary has words with Latin letters (A股, T恤, IP地址): before, the
+    letters were cut off as a word of their own, and ``A股`` was the token ``股``."""
+    assert tokenize("今日A股行情，T恤促销，设置IP地址") == [
+        "今日",
+        "a股",
+        "行情",
+        "t恤",
+        "促销",
+        "设置",
+        "ip地址",
+    ]
+    assert tokenize("ａ股") == tokenize("A股")
+    assert tokenize("用Python编写，用API调用") == ["用", "python", "编写", "用", "api", "调用"]
+    assert set(subwords("ip地址")) == {"ip", "地址"}
+
+
+def test_a_keyword_with_a_latin_letter_keeps_it():
+    """Before, the keyword ``C罗`` was the term ``罗``, which every page naming 罗 matched."""
+    assert normalize_term("C罗") == "c罗"
+    assert tokenize("C罗梅开二度") == ["c罗", "梅开二度"]
+    assert normalize_term("维生素C") in tokenize("富含维生素C的水果")
+
+
 def test_keyword_terms_are_never_split():
     term = normalize_term("曼城德比")
     assert term == "曼城德比"

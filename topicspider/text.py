@@ -178,8 +178,16 @@ _VISIBLE_TEXT = etree.XPath(
     f".//text()[{' and '.join(f'not(ancestor::{tag})' for tag in _HIDDEN_TEXT_TAGS)}]"
 )
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_RUNS = re.compile(f"(?P<han>[{_HAN}]+)|(?P<word>[^\\W_{_HAN}]+)")
+#: A Latin word of up to four letters written against Chinese characters is read with them,
+#: so that jieba's dictionary (A股, T恤, IP地址) and a keyword (C罗) can make one word of both.
+_BESIDE = "[a-z]{1,4}+"
+_RUNS = re.compile(
+    f"(?P<han>(?:{_BESIDE}(?=[{_HAN}]))?[{_HAN}]++(?:{_BESIDE}(?![^\\W_{_HAN}])[{_HAN}]*+)*+)"
+    f"|(?P<word>[^\\W_{_HAN}]+)"
+)
 _HAN_RUN = re.compile(f"[{_HAN}]+")
+_WORDS = re.compile(f"[^\\W_{_HAN}]+")
+_LATIN = re.compile(_BESIDE)
 #: Full-width digits and letters, as GB2312-era pages write Latin words (ＦＩＦＡ, ＮＢＡ,
 #: ２０２６) and their ASCII forms (full-width punctuation splits words either way).
 _WIDE = re.compile("[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]")
@@ -304,12 +312,16 @@ def tokenize(text: str) -> list[str]:
     """Lowercased tokens in text order, with punctuation and stop words dropped;
     full-width letters and digits are read as ASCII (``ＦＩＦＡ`` is ``fifa``).
 
-    Only runs of Chinese characters go through jieba, without its HMM so that
-    the dictionary (with the keywords added) decides the cut. Other scripts
-    split on non-word characters, which is what jieba would do to them, only faster.
+    Only runs of Chinese characters (with a short Latin word written against them)
+    go through jieba, without its HMM so that the dictionary (with the keywords added)
+    decides the cut. Other scripts split on non-word characters, which is what jieba
+    would do to them, only faster; a text with no Chinese needs only that.
     """
+    text = _folded(text)
+    if not _HAN_RUN.search(text):
+        return [token for token in map(_keep, _WORDS.findall(text)) if token]
     tokens: list[str] = []
-    for han, word in _RUNS.findall(_folded(text)):  # tuples, not match objects: a third faster
+    for han, word in _RUNS.findall(text):  # tuples, not match objects: a third faster
         if han:
             tokens.extend(_cut(han))
         elif word := _keep(word):
@@ -336,7 +348,7 @@ def _spelled_run(run: str) -> Iterator[tuple[str, str]]:
     if len(read) != len(run):
         run = read
     start = 0
-    for word in _jieba().lcut(read, HMM=False):
+    for word in _segmented(read):
         end = start + len(word)
         if token := _keep(word):
             yield token, spelled_as(token, run[start:end])
@@ -384,16 +396,24 @@ def _cut(run: str) -> tuple[str, ...]:
     """The tokens kept of a run of Chinese characters. Cached: most runs of a site's link
     texts recur (nine in ten on the handbook, more on the Python docs), and a third of
     its pages' runs; ``add_terms`` empties the cache, as the cut may change."""
-    return tuple(filter(None, map(_keep, _jieba().lcut(_simplified_run(run), HMM=False))))
+    return tuple(filter(None, map(_keep, _segmented(_simplified_run(run)))))
+
+
+def _segmented(run: str) -> list[str]:
+    """jieba's words of a run, in lower case. The run's Latin letters are cut in capitals,
+    as jieba's dictionary and :func:`add_terms` write them."""
+    return [word.lower() for word in _jieba().lcut(run.upper(), HMM=False)]
 
 
 @functools.lru_cache(maxsize=200_000)
 def subwords(token: str) -> tuple[str, ...]:
     """Dictionary words inside a longer Chinese word (足球 and 比赛 in 足球比赛),
-    as jieba's search mode finds them, so a keyword matches inside compounds."""
+    as jieba's search mode finds them, and the Latin word of one that has both (ip in
+    ip地址), so a keyword matches inside compounds."""
     if len(token) < 3 or token.isascii():
         return ()
-    return tuple(
+    latin = tuple(filter(None, map(_keep, _LATIN.findall(token))))
+    return latin + tuple(
         gram
         for size in (2, 3)
         if size < len(token)
@@ -414,7 +434,7 @@ def add_terms(terms: Iterable[str]) -> None:
     for term in terms:
         for run in _RUNS.finditer(term.lower()):
             if run.lastgroup == "han":
-                word = _simplified_run(run.group())
+                word = _simplified_run(run.group()).upper()
                 _jieba().add_word(word, freq=max(_jieba().get_FREQ(word) or 0, 2000))
     _cut.cache_clear()
 
