@@ -73,6 +73,17 @@ def test_a_last_line_cut_short_by_a_crash_is_skipped(tmp_path, caplog):
     assert "incomplete last line" in caplog.text
 
 
+def test_a_damaged_line_before_the_last_names_its_file_and_line(tmp_path):
+    """Before, a bare ``JSONDecodeError``: a traceback from ``scrapy mysql-replay``, and a
+    crawl error that named no file."""
+    segment = tmp_path / "1.jsonl"
+    segment.write_bytes(b'{"table": "pages", "row": {}}\n{"table": "pa\n{"table": "links"}\n')
+    with pytest.raises(SpoolError) as error:
+        read(segment)
+    assert str(error.value).startswith(f"{segment.absolute()}, line 2: not a row (")
+    assert str(error.value).endswith(": move the file out of the spool folder to go on without it")
+
+
 def test_an_unusable_folder_is_a_clear_error(tmp_path):
     (tmp_path / "file").write_text("not a folder")
     with pytest.raises(SpoolError, match="Cannot use the spool folder"):

@@ -718,14 +718,42 @@ def test_a_table_an_older_version_made_stops_the_crawl_with_the_fix_in_one_line(
     )
 
 
-def writer_account(mariadb: MariaDB, mysql_url: str, password: str) -> str:
-    """The URL of an account that may read and write ``mysql_url``'s database, not create."""
+def writer_account(
+    mariadb: MariaDB, mysql_url: str, password: str, grants: str = "SELECT, INSERT, UPDATE"
+) -> str:
+    """The URL of an account with ``grants`` on ``mysql_url``'s database: by default, one
+    that may read and write, not create."""
     database = mysql_url.rsplit("/", 1)[1]
-    user = f"w_{database[-12:]}"
+    user = f"{''.join(grant[0] for grant in grants.split(', ')).lower()}_{database[-12:]}"
     with closing(mariadb.admin()) as connection, connection.cursor() as cursor:
         cursor.execute("CREATE USER %s@'127.0.0.1' IDENTIFIED BY %s", (user, password))
-        cursor.execute(f"GRANT SELECT, INSERT, UPDATE ON `{database}`.* TO %s@'127.0.0.1'", (user,))
+        cursor.execute(f"GRANT {grants} ON `{database}`.* TO %s@'127.0.0.1'", (user,))
     return mysql_url.replace(f"{mariadb.user}:", f"{user}:", 1)
+
+
+@pytest.mark.parametrize(
+    ("grants", "denied"), [("SELECT", "INSERT, UPDATE"), ("SELECT, INSERT", "UPDATE")]
+)
+def test_an_account_that_may_not_write_stops_the_crawl_in_one_line(
+    site, site_url, tmp_path, mysql_url, mariadb, mysql_password, grants, denied
+):
+    """Before, such an account crawled to the end with exit status 0 and stored no row:
+    every write was refused, and retried as if the database were away."""
+    for statement in schema.CREATE_TABLES:
+        query(mysql_url, statement)
+    account = writer_account(mariadb, mysql_url, mysql_password, grants)
+    result = scrapy(
+        *crawl_command(site, site_url, tmp_path), env={"TOPICSPIDER_MYSQL_URL": account}
+    )
+    assert result.returncode == 1
+    [error] = [line for line in result.stderr.splitlines() if "ERROR" in line]
+    assert f"{denied} command denied to user" in error
+    assert error.endswith(
+        "grant the account SELECT, INSERT and UPDATE on the database; the crawl does not start"
+    )
+    assert stats_from(result.stderr)["finish_reason"] == "mysql_unavailable"
+    assert read_jsonl(tmp_path / "fetch.jsonl") == []
+    assert_no_secret(account, result.stdout, result.stderr)
 
 
 def test_an_account_without_create_writes_into_tables_that_exist(
@@ -1318,6 +1346,39 @@ def test_replay_from_a_spool_folder_that_is_not_there_is_bad_input(tmp_path, mys
     assert not missing.exists()
 
 
+def test_a_damaged_spool_file_is_named_by_replay_and_by_the_crawl(
+    site, site_url, tmp_path, mysql_url
+):
+    """Before, ``mysql-replay`` ended in a traceback, and the crawl said ``Unterminated
+    string starting at: line 1 column 40`` and nothing else."""
+    old_spool(tmp_path / "spool", [record("a.html"), record("b.html"), record("c.html")])
+    [segment] = (tmp_path / "spool").glob("*.jsonl")
+    lines = segment.read_bytes().splitlines(keepends=True)
+    segment.write_bytes(b"".join([lines[0], lines[1][:30] + b"\n", lines[2]]))
+    named = f"{segment.absolute()}, line 2: not a row ("
+    way_out = "move the file out of the spool folder to go on without it"
+
+    replayed = scrapy(
+        "mysql-replay",
+        "-s",
+        f"MYSQL_SPOOL_DIR={tmp_path / 'spool'}",
+        env={"TOPICSPIDER_MYSQL_URL": mysql_url},
+    )
+    assert replayed.returncode == 1
+    [line] = replayed.stderr.splitlines()
+    assert line.startswith(f"topicspider: error: {named}")
+    assert line.endswith(way_out)
+
+    crawled = scrapy(
+        *crawl_command(site, site_url, tmp_path), env={"TOPICSPIDER_MYSQL_URL": mysql_url}
+    )
+    assert crawled.returncode == 1
+    [error] = [line for line in crawled.stderr.splitlines() if "ERROR" in line]
+    assert named in error
+    assert f"{way_out} (MYSQL_SPOOL_DIR); the crawl does not start" in error
+    assert "Traceback" not in replayed.stderr + crawled.stderr
+
+
 def test_replay_refuses_an_out_of_range_setting_in_one_line(tmp_path, mysql_url):
     old_spool(tmp_path / "spool", [record("x.html")])
     result = scrapy(
@@ -1531,6 +1592,38 @@ def test_a_full_spool_disk_stops_the_crawl_and_names_the_pages_not_in_mysql(
     resumed = scrapy(*command, env={"TOPICSPIDER_MYSQL_URL": mysql_url})
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert indexed <= set(pages_by_url(mysql_url))
+
+
+def test_a_full_spool_disk_names_the_pages_whose_links_are_not_in_mysql(
+    site, site_url, tmp_path, mysql_url, small_fs
+):
+    """A page not stored is fetched again by nothing, so its links are named at the end.
+    Before, they were lost without a word."""
+    spool = small_fs("16k")
+    command = crawl_command(
+        site,
+        site_url,
+        tmp_path,
+        f"MYSQL_SPOOL_DIR={spool}",
+        "MYSQL_FLUSH_INTERVAL=3600",
+        "MYSQL_BATCH_SIZE=100000",
+        "TOPIC_THRESHOLD_MODE=fixed",
+        "TOPIC_THRESHOLD=1",  # no page stored: the spool holds links alone
+    )
+    result = scrapy(*command, env={"TOPICSPIDER_MYSQL_URL": mysql_url})
+    assert "'finish_reason': 'mysql_spool_error'" in result.stderr, result.stderr[-3000:]
+    listed = re.search(
+        rf"ERROR: The links of (\d+) fetched pages are not in MySQL, the spool {spool} having "
+        r"failed: ([^\n]*)",
+        result.stderr,
+    )
+    assert listed, result.stderr[-3000:]
+    named = listed[2].split()
+    assert int(listed[1]) == len(named) == stats_from(result.stderr)["mysql/links_not_spooled"]
+    fetched = {line["url"] for line in read_jsonl(tmp_path / "fetch.jsonl")}
+    assert set(named) <= fetched
+    written = {row["page_url"] for row in query(mysql_url, "SELECT page_url FROM links")}
+    assert not written & set(named)
 
 
 # --- a crawl paused and resumed with JOBDIR ------------------------------------------------

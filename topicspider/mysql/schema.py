@@ -100,17 +100,21 @@ class Table:
 
     @property
     def upsert(self) -> str:
-        columns = ", ".join(f"`{name}`" for name in self.columns)
         values = ", ".join(["%s"] * len(self.columns))
+        return f"{self.insert} VALUES ({values}) ON DUPLICATE KEY UPDATE {self.updates}"
+
+    @property
+    def insert(self) -> str:
+        columns = ", ".join(f"`{name}`" for name in self.columns)
+        return f"INSERT INTO `{self.name}` ({columns})"
+
+    @property
+    def updates(self) -> str:
         # MySQL assigns left to right, each seeing those before: ``newest`` goes last.
         updated = [name for name in self.fields if name not in (*self.key, self.newest)]
-        updates = ", ".join(
+        return ", ".join(
             f"`{name}` = IF(VALUES(`{self.newest}`) >= `{self.newest}`, VALUES(`{name}`), `{name}`)"
             for name in (*updated, self.newest)
-        )
-        return (
-            f"INSERT INTO `{self.name}` ({columns}) VALUES ({values}) "
-            f"ON DUPLICATE KEY UPDATE {updates}"
         )
 
     def parameters(self, record: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -291,6 +295,26 @@ def create_tables(cursor: Cursor) -> None:
     keys = {table: names for table, names in keys.items() if names}
     if missing or keys or unfilled:
         raise OlderTables(missing, keys, unfilled)
+    check_privileges(cursor)
+
+
+def check_privileges(cursor: Cursor) -> None:
+    """Raise :class:`SchemaError` if the account may not run the upserts: each is run on no
+    row (``SELECT … WHERE FALSE``), which the server checks as it would a row's. Before, an
+    account with ``SELECT`` alone crawled to the end, every write retried as an outage."""
+    for table in TABLES.values():
+        nulls = ", ".join(["NULL"] * len(table.columns))
+        try:
+            cursor.execute(
+                f"{table.insert} SELECT {nulls} FROM DUAL WHERE FALSE"
+                f" ON DUPLICATE KEY UPDATE {table.updates}"
+            )
+        except pymysql.MySQLError as exc:
+            if exc.args[0] in (ER.TABLEACCESS_DENIED_ERROR, ER.COLUMNACCESS_DENIED_ERROR):
+                raise SchemaError(
+                    f"{exc.args[1]}: grant the account SELECT, INSERT and UPDATE on the database"
+                ) from exc
+            raise
 
 
 def unique_keys(table: str) -> dict[str, tuple[str, ...]]:

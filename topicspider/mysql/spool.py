@@ -227,8 +227,11 @@ def read(path: Path) -> list[dict[str, Any]]:
             continue
         try:
             records.append(json.loads(line))
-        except ValueError:
+        except ValueError as exc:
             if number < len(lines):
-                raise
+                raise SpoolError(
+                    f"{path.absolute()}, line {number}: not a row ({exc}): move the file out"
+                    " of the spool folder to go on without it"
+                ) from None
             logger.warning("%s: skipped an incomplete last line", path)
     return records

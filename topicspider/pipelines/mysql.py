@@ -170,6 +170,8 @@ class MySQLPipeline:
         self._closing: Deferred[None] | None = None
         #: Accepted pages that never reached the spool, it having failed: named at the end.
         self._not_spooled: list[str] = []
+        #: Pages whose links never reached the spool, it having failed: named at the end.
+        self._links_not_spooled: list[str] = []
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -253,8 +255,8 @@ class MySQLPipeline:
         return item
 
     def links_discovered(self, page_url: str, links: list[dict[str, Any]]) -> None:
-        if links:
-            self._append(schema.link_records(page_url, links, self.crawl_id))
+        if links and not self._append(schema.link_records(page_url, links, self.crawl_id)):
+            self._links_not_spooled.append(page_url)
 
     async def close_spider(self, spider: Spider | None = None) -> None:
         """Give the database up to ``MYSQL_CLOSE_TIMEOUT`` seconds to take what is left;
@@ -295,6 +297,15 @@ class MySQLPipeline:
                 if self.spool.job
                 else "the next crawl",
                 self._replay_command(),
+            )
+        if self._links_not_spooled:
+            # An accepted page among them is fetched again (below); one not accepted is not.
+            self.stats.set_value("mysql/links_not_spooled", len(self._links_not_spooled))
+            logger.error(
+                "The links of %d fetched pages are not in MySQL, the spool %s having failed: %s",
+                len(self._links_not_spooled),
+                self.spool.folder.absolute(),
+                " ".join(self._links_not_spooled),
             )
         if self._not_spooled:
             self.stats.set_value("mysql/not_spooled", len(self._not_spooled))
