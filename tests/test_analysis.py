@@ -407,6 +407,44 @@ def test_a_section_whose_title_does_not_name_the_topic_scores_by_its_chapter():
     assert score["http://127.0.0.1/s/41.html"] == 0
 
 
+def index_page(groups: dict[str, list[str]], heading: str = "<p><strong>{}</strong></p>") -> str:
+    """An index page of groups of links, each list under its heading."""
+    numbers = iter(range(1000))
+    lists = "".join(
+        heading.format(name)
+        + "".join(["<ul>", *(f'<li><a href="/{next(numbers)}.html">{e}</a></li>' for e in items)])
+        + "</ul>"
+        for name, items in groups.items()
+    )
+    return f"<html><body>{lists}</body></html>"
+
+
+@pytest.mark.parametrize("heading", ["<p><strong>{}</strong></p>", "<h3>{}</h3>"])
+def test_a_link_scores_by_the_heading_of_the_group_it_is_listed_under(heading):
+    """A hand-written index groups its pages under headings, and an entry's own words may
+    not name the topic (Postfix's "SMTP connection triage" under "SMTP relay and access
+    control"): before, such entries scored 0, as every other link of the page."""
+    groups = {"足球比赛": ["赛程与裁判安排", "球场与门票"], "家常菜谱": ["火候与调味", "刀工入门"]}
+    page = analyze(index_page(groups, heading))
+    score = {link.text: link.anchor for link in page.links}
+    assert min(score["赛程与裁判安排"], score["球场与门票"]) > 0
+    assert score["火候与调味"] == score["刀工入门"] == 0
+
+
+def test_a_heading_that_names_no_topic_takes_nothing_from_a_link():
+    """The heading is read with the link, not instead: one that says nothing of the topic
+    would thin out what the link itself says."""
+    alone = analyze(index_page({"目录": ["足球比赛规则", "家常菜谱"]}))
+    grouped = analyze(index_page({"目录": ["足球比赛规则", "家常菜谱"], "附录": ["索引"]}))
+    assert [link.anchor for link in grouped.links][:2] == [link.anchor for link in alone.links]
+
+
+def test_one_list_under_one_heading_is_no_group():
+    """``Table of Contents`` over a page's only list tells no entry from another."""
+    page = analyze(index_page({"足球比赛": ["赛程与裁判安排", "火候与调味"]}))
+    assert all(link.anchor == 0 for link in page.links)
+
+
 @pytest.mark.parametrize(
     "head",
     [

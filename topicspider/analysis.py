@@ -29,7 +29,15 @@ from topicspider.keywords import KeywordVector
 from topicspider.relevance import Relevance, link_text
 from topicspider.robotsmeta import meta_directives
 from topicspider.simhash import simhash
-from topicspider.text import PageText, RegionMemory, extract_page, parse_html, tokenize, url_words
+from topicspider.text import (
+    LinkContext,
+    PageText,
+    RegionMemory,
+    extract_page,
+    parse_html,
+    tokenize,
+    url_words,
+)
 from topicspider.urlpatterns import is_noise, template, without_session
 
 __all__ = ["Analyzer", "PageAnalysis", "ScoredLink", "on_sites"]
@@ -205,7 +213,7 @@ class Analyzer:
             ScoredLink(
                 link.url,
                 link.anchor,
-                self.relevance.text(link_text(link, facts.words)),
+                self._anchor(link, facts.words),
                 link.navigation,
                 facts.template,
                 facts.noise,
@@ -238,6 +246,15 @@ class Analyzer:
     ) -> str | None:
         canonical = canonical_of(root, base_url, without_session(url), charset, header_canonicals)
         return canonical if canonical and self._follows(canonical) else None
+
+    def _anchor(self, link: LinkContext, words: str) -> float:
+        """What a link says of the topic: its anchor, context and URL words, or those with
+        the heading of its group on an index page, whichever says more."""
+        said = link_text(link, words)
+        score = self.relevance.text(said)
+        if link.heading:
+            score = max(score, self.relevance.text(f"{link.heading} {said}"))
+        return score
 
     def _facts(self, url: str, charset: str) -> _UrlFacts:
         if not self._follows(url):

@@ -255,6 +255,10 @@ class LinkContext:
     #: The page in another language: marked so (``hreflang``), or one of two or more links
     #: to the page's own address with another language code (a language switcher).
     translation: bool = False
+    #: The heading of the group of links it stands in on an index page (see
+    #: :func:`_under_headings`); not in ``context``, so that a heading which says nothing of
+    #: the topic does not thin out what the link itself says.
+    heading: str = ""
 
 
 @dataclass(frozen=True)
@@ -659,6 +663,49 @@ def _entries_above(items: etree._Element, text_of: _VisibleText) -> str:
     return _SPACES.sub(" ", " ".join(reversed(titles))).strip()
 
 
+def _outermost_list(items: etree._Element) -> etree._Element:
+    """The list a (nested) list of a table of contents is part of: up ``li > ul`` and
+    ``dd > dl`` as :func:`_entries_above` walks."""
+    node = items
+    while (parent := node.getparent()) is not None and parent.tag in ("li", "dd"):
+        if (outer := parent.getparent()) is None:
+            break
+        node = outer
+    return node
+
+
+#: The headings a list of links may stand under: a heading element, or a paragraph that is
+#: all bold (``<p><strong>Content inspection</strong></p>``), as hand-written index pages have.
+_HEADING_TAGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6", "caption"])
+_BOLD_TAGS = frozenset(["strong", "b"])
+_LIST_TAGS = frozenset(["ul", "ol", "dl"])
+#: A label longer than this is a paragraph, not a heading.
+_HEADING_CHARS = 80
+
+
+def _heading_of(items: etree._Element, text_of: _VisibleText) -> str:
+    """The heading right before a list of links (``<h3>Lookup tables</h3><ul>…``). Nothing
+    if the element before the list is not a heading, has a link, or is too long to be one."""
+    if items.tag not in _LIST_TAGS:
+        return ""
+    before = items.getprevious()
+    while before is not None and not isinstance(before.tag, str):  # comments
+        before = before.getprevious()
+    if before is None or before.tag == "a" or before.tag in _LIST_TAGS:
+        return ""
+    if before.find(".//a[@href]") is not None:
+        return ""
+    text = text_of(before)
+    if not text or len(text) > _HEADING_CHARS:
+        return ""
+    if before.tag in _HEADING_TAGS:
+        return text
+    children = [child for child in before if isinstance(child.tag, str)]
+    if before.tag in ("p", "div") and len(children) == 1 and children[0].tag in _BOLD_TAGS:
+        return text if text_of(children[0]) == text else ""
+    return ""
+
+
 def _description(
     block: etree._Element, text_of: _VisibleText, noise_ratio: float, longest: int
 ) -> str:
@@ -733,6 +780,7 @@ class _Found(NamedTuple):
     marked_translation: bool
     above: str
     sequence: bool
+    heading: str = ""
 
 
 class _LinkBlocks:
@@ -816,7 +864,9 @@ def _links(
         if link.above:
             context = f"{link.above} {context}"
         translation = link.marked_translation or link.url in variants
-        links.append(LinkContext(link.url, link.text, context, is_navigation, translation))
+        links.append(
+            LinkContext(link.url, link.text, context, is_navigation, translation, link.heading)
+        )
     site_wide = menus | _sidebars(root)
     if memory is not None:
         site_wide |= _repeated(root, navigation, blocks.away, blocks.away_sum, memory)
@@ -873,7 +923,34 @@ def _find_links(
         found.append(link)
         if anchor.tag not in ("frame", "iframe"):  # no link text on the page: in no menu
             blocks.add(block, visible, link, away=bool(target))
-    return found, blocks, urls.values()
+    return _under_headings(found, text_of), blocks, urls.values()
+
+
+def _under_headings(found: list[_Found], text_of: _VisibleText) -> list[_Found]:
+    """``found``, each link of a list that stands under a heading with that heading: an
+    index page's groups (Postfix's ``Content inspection``: the content filter, milter and
+    backscatter pages) are about what their heading names, though their entries may not say
+    so. Only where headings tell two lists of the page apart: one ``Table of Contents`` over
+    a page's only list says nothing of any entry."""
+    lists: dict[etree._Element, etree._Element] = {}
+    for link in found:
+        if link.block.tag not in ("li", "dt") or (items := link.block.getparent()) is None:
+            continue
+        if items not in lists:
+            lists[items] = _outermost_list(items)
+    outermost = set(lists.values())
+    if len(outermost) < 2:
+        return found
+    headings = {items: _heading_of(items, text_of) for items in outermost}
+    if len({heading for heading in headings.values() if heading}) < 2:
+        return found
+    headed = []
+    for link in found:
+        items = link.block.getparent() if link.block.tag in ("li", "dt") else None
+        if items in lists and (heading := headings[lists[items]]):
+            link = link._replace(heading=heading)
+        headed.append(link)
+    return headed
 
 
 class SeenRegions(Protocol):
@@ -1016,6 +1093,7 @@ def extract_page(
                 f"{known.context} {link.context}",
                 navigation=known.navigation and link.navigation,
                 translation=known.translation and link.translation,
+                heading=known.heading or link.heading,
             )
     bodies = root.xpath("//body")
     body = _content_text(bodies[0] if bodies else root, site_wide)
