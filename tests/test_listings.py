@@ -96,10 +96,15 @@ def test_the_oldest_listed_addresses_are_forgotten_past_the_limit(monkeypatch):
     assert "http://c.cn/league/standings.html" in lists
 
 
-@pytest.fixture(scope="module")
-def league_site(tmp_path_factory):
-    """A match report linking to the league's table of contents and, in its text, to the
-    editor's notes."""
+#: What a chapter page says above its list of sections: with it, the league's contents are
+#: 0.57 link text, as DocBook's chapter pages are (0.58 on the Wireshark guide's).
+INTRO = "<p>本章回顾本赛季足球联赛的各轮比赛，并附积分榜与竞赛规程，供读者查阅与参考。</p>"
+
+
+@pytest.fixture(scope="module", params=["contents", "chapter"])
+def league_site(tmp_path_factory, request):
+    """A match report linking to the league's table of contents (or a chapter page: its
+    introduction above the same list) and, in its text, to the editor's notes."""
     root = tmp_path_factory.mktemp("league-site")
     links = (
         '<p>本周专题：<a href="/league/index.html">足球联赛各轮比赛回顾目录</a>；'
@@ -107,7 +112,10 @@ def league_site(tmp_path_factory):
     )
     (root / "index.html").write_text(page("足球比赛", ARTICLE + links), "utf-8")
     (root / "league").mkdir()
-    (root / "league" / "index.html").write_text(league_contents(), "utf-8")
+    contents = league_contents()
+    if request.param == "chapter":
+        contents = contents.replace("<ul>", f"{INTRO}<ul>")
+    (root / "league" / "index.html").write_text(contents, "utf-8")
     for n, path in enumerate(ROUNDS, 1):
         report = page(f"足球联赛第{n}轮比赛回顾", f"<p>第{n}轮。</p>{ARTICLE}")
         (root / path.lstrip("/")).write_text(report, "utf-8")
@@ -141,6 +149,20 @@ def test_a_page_a_list_of_the_topic_names_is_stored_from_the_listed_threshold(
     }
     assert verdicts["/league/standings.html"] == (True, 0.05)
     assert verdicts["/notes.html"] == (False, 0.12)
+
+
+def test_a_list_of_the_topic_is_more_link_text_than_the_list_link_ratio(
+    league_site, tmp_path, request
+):
+    """The test above, with a chapter page, failed before ``TOPIC_LIST_LINK_RATIO``: a list
+    of the topic was more than ``TOPIC_HUB_LINK_RATIO`` (0.7) link text, and a chapter page
+    listed its sections for nothing (on the Wireshark guide, 6 of telephony's 19 pages
+    fetched were not stored)."""
+    result = crawl(f"{league_site}/index.html", tmp_path, *FIXED, "TOPIC_LIST_LINK_RATIO=0.6")
+    listed = request.node.callspec.params["league_site"] == "contents"
+    assert ("/league/standings.html" in result.stored) == listed
+    assert ("'topic/listed': 1" in result.log) == listed
+    assert "/league/index.html" in result.stored
 
 
 def test_a_listed_threshold_as_high_as_the_threshold_turns_it_off(league_site, tmp_path):

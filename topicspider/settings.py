@@ -78,6 +78,10 @@ TOPIC_NOISE_LINK_RATIO = 0.25
 # link text mentioning the topic, is a site's table of contents (a front page, a site
 # index): its links are followed as a relevant page's, the page is not stored (1: off).
 TOPIC_HUB_LINK_RATIO = 0.7
+# A relevant page whose link text exceeds this share of its text, at least half of that link
+# text mentioning the topic, is a list of the topic (a chapter's contents): the pages it lists
+# are stored from TOPIC_LISTED_THRESHOLD (1: off).
+TOPIC_LIST_LINK_RATIO = 0.5
 # Navigation links' scores are multiplied by (1 - this).
 TOPIC_NOISE_DISCOUNT = 0.0
 # Only the first this many characters of a page's body are tokenized.

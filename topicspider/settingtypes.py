@@ -80,6 +80,7 @@ _RANGES = {
     "TOPIC_THRESHOLD_MIN": (0.0, 1.0, False),
     "TOPIC_NOISE_LINK_RATIO": (0.0, 1.0, False),
     "TOPIC_HUB_LINK_RATIO": (0.0, 1.0, False),
+    "TOPIC_LIST_LINK_RATIO": (0.0, 1.0, False),
     "TOPIC_NOISE_DISCOUNT": (0.0, 1.0, False),
     "TOPIC_BLOOM_ERROR_RATE": (0.0, 1.0, True),
     # Scrapy's, which it reads unchecked: below 0, every request of the crawl failed with a

@@ -310,6 +310,7 @@ class TopicSpider(Spider):
         )
         self.parent_decay = settings.getfloat("TOPIC_PARENT_DECAY")
         self.hub_link_ratio = settings.getfloat("TOPIC_HUB_LINK_RATIO")
+        self.list_link_ratio = settings.getfloat("TOPIC_LIST_LINK_RATIO")
         self.drop_noise_urls = settings.getbool("TOPIC_DROP_NOISE_URLS")
         self.follow_translations = settings.getbool("TOPIC_FOLLOW_TRANSLATIONS")
         # The name robots tags and headers address this crawler by, if they are obeyed.
@@ -635,8 +636,8 @@ class TopicSpider(Spider):
         # may score like them; unless most of what it lists is on topic it is not about
         # the topic: followed as a relevant page, not stored. If it is, it is a list of
         # the topic, and vouches for what it lists.
-        contents = page.link_share > self.hub_link_ratio
-        site_contents = contents and page.topical_link_share < TOPICAL_HUB_SHARE
+        topical = page.topical_link_share >= TOPICAL_HUB_SHARE
+        site_contents = page.link_share > self.hub_link_ratio and not topical
         # A page a list of the topic names is held to the lower bar (see listings), unless
         # it is a site's table of contents: that bar is for storing a page, and such a page
         # is never stored, so it would only make the crawl follow it as a relevant page.
@@ -646,7 +647,10 @@ class TopicSpider(Spider):
         threshold = self.listed_threshold if listed else crawl_threshold
         relevant = page.relevance >= threshold
         hub = relevant and site_contents
-        entries = self.lists.add(page) if relevant and contents and not hub else frozenset()
+        # A list of the topic vouches for what it lists: a chapter's contents, its
+        # introduction above it or not (DocBook's chapter pages: 0.58 link text).
+        topic_list = relevant and topical and page.link_share > self.list_link_ratio
+        entries = self.lists.add(page) if topic_list else frozenset()
         robots = self._robots(response, page)
         accepted = relevant and not hub and NOINDEX not in robots
         if accepted and page.relevance < crawl_threshold:
