@@ -1274,6 +1274,38 @@ def test_replay_sets_a_refused_row_aside_and_writes_the_rest(tmp_path, mysql_url
     assert again.stdout.startswith("Replayed 0 pages and 0 links")
 
 
+def test_replay_writes_the_rejected_rows_once_the_table_takes_them(tmp_path, mysql_url):
+    """Before, nothing wrote them: the docs said to fix the table (or raise
+    ``max_allowed_packet``), and ``mysql-replay`` then replayed 0 pages."""
+    for statement in schema.CREATE_TABLES:
+        query(mysql_url, statement)
+    query(mysql_url, "ALTER TABLE pages MODIFY title VARCHAR(3)")
+    old_spool(tmp_path / "spool", [record("short.html", title="足球"), record("long.html")])
+    settings = ["-s", f"MYSQL_SPOOL_DIR={tmp_path / 'spool'}"]
+    env = {"TOPICSPIDER_MYSQL_URL": mysql_url}
+    replayed = scrapy("mysql-replay", *settings, env=env)
+    assert replayed.returncode == 0, replayed.stderr
+    assert sorted(pages_by_url(mysql_url)) == ["http://127.0.0.1:8000/short.html"]
+    [rejected] = read_jsonl(tmp_path / "spool" / "rejected.jsonl")
+    assert "Data too long for column 'title'" in rejected["error"]
+
+    assert scrapy("mysql-replay", *settings, env=env).stdout.startswith("Replayed 0 pages")
+    still = scrapy("mysql-replay", "--rejected", *settings, env=env)
+    assert still.returncode == 0, still.stderr
+    assert still.stdout.startswith("Replayed 0 pages and 0 links")
+    assert len(read_jsonl(tmp_path / "spool" / "rejected.jsonl")) == 1
+
+    query(mysql_url, "ALTER TABLE pages MODIFY title TEXT")
+    written = scrapy("mysql-replay", "--rejected", *settings, env=env)
+    assert written.returncode == 0, written.stderr
+    assert written.stdout.startswith("Replayed 1 pages and 0 links")
+    assert sorted(pages_by_url(mysql_url)) == [
+        "http://127.0.0.1:8000/long.html",
+        "http://127.0.0.1:8000/short.html",
+    ]
+    assert list((tmp_path / "spool").glob("*.jsonl")) == []
+
+
 def test_replay_sets_a_row_bigger_than_max_allowed_packet_aside(
     tmp_path, mysql_url, max_allowed_packet
 ):

@@ -46,7 +46,16 @@ class Command(ScrapyCommand):
             "at MYSQL_URL, oldest first, deleting each spool file once the database has it. "
             "A folder a running crawl holds is skipped: that crawl writes its rows. Safe to "
             "run twice: rows are upserted. Rows the database refuses for their data, or "
-            "bigger than its max_allowed_packet, are kept in rejected.jsonl of their folder."
+            "bigger than its max_allowed_packet, are kept in rejected.jsonl of their folder; "
+            "--rejected writes those too, once the table or the server takes them."
+        )
+
+    def add_options(self, parser: argparse.ArgumentParser) -> None:
+        super().add_options(parser)
+        parser.add_argument(
+            "--rejected",
+            action="store_true",
+            help="also write the rows kept in rejected.jsonl (what is refused again stays there)",
         )
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
@@ -64,6 +73,7 @@ class Command(ScrapyCommand):
                 url,
                 connect_timeout=self.settings.getfloat("MYSQL_CONNECT_TIMEOUT"),
                 timeout=self.settings.getfloat("MYSQL_TIMEOUT"),
+                rejected=opts.rejected,
             )
         except TopicSpiderError as error:
             print(f"topicspider: error: {readable(str(error))}", file=sys.stderr)
@@ -117,12 +127,14 @@ def replay(
     *,
     connect_timeout: float = 5.0,
     timeout: float = 30.0,
+    rejected: bool = False,
 ) -> Replayed:
     """Write the segments of the spool ``root`` and of each job folder in it to the
     database, all oldest first, as the crawls made them (a URL left by two crawls ends with
     the later one's row), deleting each once it is committed. Rows the database refuses
     for their data, or bigger than its ``max_allowed_packet``, go to the ``rejected.jsonl``
-    of their folder. Folders another process holds are skipped, in :attr:`Replayed.busy`."""
+    of their folder; with ``rejected``, those files are written too, each as its folder's
+    newest segment. Folders another process holds are skipped, in :attr:`Replayed.busy`."""
     replayed = Replayed()
     with ExitStack() as held:
         queue: list[tuple[Segment, Spool]] = []
@@ -133,6 +145,8 @@ def replay(
                 replayed.busy.append(spool.folder)
                 continue
             held.callback(spool.close)
+            if rejected and (again := spool.requeue_rejected()):
+                found.append(again)
             if found:
                 replayed.folders.append(spool.folder)
                 queue += [(segment, spool) for segment in found]

@@ -115,13 +115,29 @@ class Spool:
         if not data:
             return
         if self._current is None:
-            self._serial += 1
-            path = self.folder / f"{time.time_ns():019d}-{self._serial:06d}{SUFFIX}"
+            path = self._new_segment()
             self._file = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
             self._current = Segment(path)
         assert self._file is not None
         _write(self._file, data)
         self._current.counts.update(record["table"] for record in records)
+
+    def requeue_rejected(self) -> Segment | None:
+        """Make :attr:`rejected` the newest segment, to be written again once the database
+        takes its rows (a column widened, ``max_allowed_packet`` raised): what it refuses
+        again goes back to :attr:`rejected`. None if there is nothing rejected."""
+        path = self._new_segment()
+        try:
+            os.rename(self.rejected, path)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise SpoolError(f"Cannot replay {self.rejected.absolute()}: {exc}") from exc
+        return Segment(path, Counter(record.get("table") for record in read(path)))
+
+    def _new_segment(self) -> Path:
+        self._serial += 1
+        return self.folder / f"{time.time_ns():019d}-{self._serial:06d}{SUFFIX}"
 
     @property
     def pending(self) -> int:
