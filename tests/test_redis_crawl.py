@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socketserver
 import statistics
 import subprocess
 import sys
@@ -25,7 +26,7 @@ from redis_server import RedisServer, leased_paths
 from scrapy.settings import Settings
 
 from demo.site import serve
-from tests.httpserver import serving
+from tests.httpserver import Handler, serving
 from tests.test_hostile import Hostile
 from tests.test_redis_connection import failing_snapshots
 from tests.test_spider import Gate
@@ -515,7 +516,8 @@ def test_workers_stop_when_redis_comes_back_without_the_crawl(logged_site, redis
         assert len(errors) == 1, worker.log[-3000:]
         assert (
             f"Crawl '{crawl_id}' is no longer in Redis at 127.0.0.1:{redis_server.port}/0"
-            " (Redis restarted without its data, or the crawl was deleted)" in errors[0]
+            " (Redis restarted without its data, the crawl was deleted, or Redis evicted its"
+            " keys: see maxmemory-policy)" in errors[0]
         )
         assert "is finished" not in worker.log
         assert "Closing spider (crawl_lost)" in worker.log
@@ -767,7 +769,7 @@ def test_a_seed_redirecting_to_itself_in_redis_mode_is_said_a_loop(redis_server,
         worker = football_worker(
             tmp_path, f"{url}/self", redis_server, "self-loop", "REDIS_SEEN_CACHE=0"
         )
-        assert worker.wait() == 0, worker.log[-2000:]
+        assert worker.wait() == 1, worker.log[-2000:]  # no seed gave a page
     loop = " -> ".join([f"{url}/self"] * 3)
     assert f"WARNING: Not fetched {url}/self: redirect loop ({loop})" in worker.log
     assert "'topic/failed/RedirectLoop': 1" in worker.log
@@ -788,3 +790,86 @@ def test_requests_queued_for_a_template_found_barren_are_dropped_as_they_are_pop
     assert 30 <= failed <= 30 + 16  # and those in flight
     assert failed + dropped == 1000
     assert "Crawl 'barren' is finished: nothing queued, no request in flight" in worker.log
+
+
+class Opening(Handler):
+    """A site that answers 404 until it opens: a seed mistyped, or its site down a while."""
+
+    opened = False
+
+    def do_GET(self) -> None:
+        if not Opening.opened:
+            self.send(b"<html><body>not found</body></html>", status=404)
+        elif self.path == "/":
+            links = "".join(f'<a href="/{n}.html">足球比赛第{n}场</a>' for n in range(3))
+            self.send(f"<html><body><p>足球比赛回顾</p>{links}</body></html>".encode())
+        else:
+            self.send("<html><body><p>足球比赛的精彩回顾。</p></body></html>".encode())
+
+
+def test_a_crawl_whose_seeds_gave_no_page_is_said_so_and_starts_again_later(redis_server, tmp_path):
+    """As a local crawl: ``seeds_failed`` and exit status 1. Before, the worker said the
+    crawl was finished (exit status 0), and the same command, run once the site was up,
+    found the seed seen and fetched nothing, for good."""
+    Opening.opened = False
+    (tmp_path / "1").mkdir()
+    (tmp_path / "2").mkdir()
+    with serving(Opening) as url:
+        first = football_worker(tmp_path / "1", f"{url}/", redis_server, "opening")
+        assert first.wait() == 1, first.log[-2000:]
+        assert (
+            "ERROR: No seed gave a page: nothing was crawled. Crawl 'opening' is removed from"
+            f" Redis at 127.0.0.1:{redis_server.port}/0, so that the same command starts it"
+            " again"
+        ) in first.log
+        assert "'finish_reason': 'seeds_failed'" in first.log
+        assert not list(redis_server.client().scan_iter(match="topicspider:opening:*"))
+
+        Opening.opened = True
+        second = football_worker(tmp_path / "2", f"{url}/", redis_server, "opening")
+        assert_finished_cleanly(second)
+        assert "Started crawl 'opening'" in second.log
+        assert len(second.fetched()) == 4
+
+
+def test_a_redis_that_evicts_any_key_when_full_is_refused(redis_server, tmp_path):
+    """It would drop the crawl's queue, leases or seen-set at random. Before, a crawl lost
+    pages: it stopped saying Redis had restarted without its data, or waited for requests
+    no worker held."""
+    client = redis_server.client()
+    client.config_set("maxmemory-policy", "allkeys-lru")
+    try:
+        worker = start(tmp_path, "w", None, redis=redis_server, crawl_id="evicting")
+        assert worker.wait() == 2
+    finally:
+        client.config_set("maxmemory-policy", "noeviction")
+    errors = [line for line in worker.log.splitlines() if "error" in line.lower()]
+    assert errors == [
+        f"topicspider: error: Redis at {redis_server.url} (REDIS_URL) has maxmemory-policy"
+        " allkeys-lru: when full it evicts any key, the crawl's among them; give the crawl a"
+        " Redis with maxmemory-policy noeviction (or a volatile-* policy); the crawl does not"
+        " start"
+    ]
+
+
+class NotRedis(socketserver.BaseRequestHandler):
+    """Another service on the port: it speaks first, as SSH does."""
+
+    def handle(self) -> None:
+        self.request.sendall(b"SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n")
+        self.request.recv(1024)
+
+
+def test_a_redis_url_naming_another_service_stops_the_worker_in_one_line(tmp_path):
+    """Before: a traceback ending ``Protocol Error: b'SSH-2.0-OpenSSH_9.2p1 Debian-2'``."""
+    with socketserver.ThreadingTCPServer(("127.0.0.1", 0), NotRedis) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        url = f"redis://127.0.0.1:{server.server_address[1]}/0"
+        worker = Worker(tmp_path, "w", ["-a", "keywords=sports"], [f"REDIS_URL={url}"])
+        assert worker.wait() == 2
+        server.shutdown()
+    assert "Traceback" not in worker.log
+    [error] = [line for line in worker.log.splitlines() if "error" in line.lower()]
+    assert error.startswith(f"topicspider: error: Redis at {url} (REDIS_URL) refused this worker")
+    assert "it does not answer as Redis" in error
+    assert error.endswith("is this Redis's port?); the crawl does not start")

@@ -15,8 +15,10 @@ from topicspider.exceptions import SeedError
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-__all__ = ["load_seeds", "start_urls"]
+__all__ = ["SEEDS_FAILED_REASON", "load_seeds", "start_urls"]
 
+#: The close reason of a crawl none of whose seeds gave a page.
+SEEDS_FAILED_REASON = "seeds_failed"
 #: Between inline seeds: a comma, or the full-width one a Chinese input method types (a
 #: URL has it only percent-encoded).
 _SEPARATOR = re.compile("[,\uff0c]")

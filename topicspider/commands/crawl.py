@@ -12,7 +12,7 @@ from topicspider.commands import refuses_arguments
 from topicspider.pipelines import files, mysql
 from topicspider.redis.scheduler import LOST_REASON, MISMATCH_REASON
 from topicspider.scheduler import FRONTIER_REASON, JOBDIR_REASON, check_jobdir
-from topicspider.spiders.topic import SEEDS_FAILED_REASON
+from topicspider.seeds import SEEDS_FAILED_REASON
 
 if TYPE_CHECKING:
     import argparse

@@ -14,7 +14,7 @@ import shlex
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
-from redis.exceptions import AuthenticationError, ResponseError
+from redis.exceptions import AuthenticationError, InvalidResponse, NoPermissionError, ResponseError
 
 from topicspider.exceptions import ConfigError
 from topicspider.redis.connection import (
@@ -131,6 +131,12 @@ class CrawlRecord:
         if self._add_domains(keys=keys, args=list(domains)) == GONE:
             raise CrawlGone
 
+    def forget(self) -> None:
+        """Delete the crawl's keys (``topicspider:<crawl id>:*``; see ``CRAWL_ID``)."""
+        keys = list(self.server.scan_iter(match=f"{self.prefix}:*", count=1000))
+        if keys:
+            self.server.delete(*keys)
+
     def domains(self) -> list[str]:
         """The sites the crawl keeps to: its seeds' hosts, those of the seeds of workers
         that joined later, and the hosts its seeds redirected to."""
@@ -194,6 +200,23 @@ def _refused(url: str, reason: str) -> str:
     )
 
 
+def _check_eviction(server: Redis, url: str) -> None:
+    """Refuse a Redis that evicts keys without a TTL when full (``allkeys-*``): it would
+    drop the crawl's record, queue, leases or seen-set at random, and the workers stop
+    with ``crawl_lost`` or wait for requests no one holds. ``INFO`` may be denied to an
+    ACL user: then nothing is checked."""
+    try:
+        policy = server.info("memory").get("maxmemory_policy", "noeviction")
+    except NoPermissionError:
+        return
+    if str(policy).startswith("allkeys-"):
+        raise ConfigError(
+            f"Redis at {masked_url(url)} (REDIS_URL) has maxmemory-policy {policy}: when full"
+            " it evicts any key, the crawl's among them; give the crawl a Redis with"
+            " maxmemory-policy noeviction (or a volatile-* policy); the crawl does not start"
+        )
+
+
 def check_params(settings: BaseSettings) -> None:
     """``REDIS_PARAMS`` is a JSON object, whose timeouts are seconds: redis-py would take
     ``-1`` and fail at the first command, with a traceback."""
@@ -250,6 +273,11 @@ def check_settings(
     record = CrawlRecord(server, key_prefix(settings, spider_name), crawl_id(settings, spider_name))
     try:
         stored = record.stored()
+        _check_eviction(server, url)
+    except InvalidResponse as error:  # another service on that port (SSH, SMTP, ...)
+        raise ConfigError(
+            _refused(url, f"it does not answer as Redis: {error}; is this Redis's port?")
+        ) from None
     except AuthenticationError as error:  # a ConnectionError, but waiting will not help
         # Asked for none, Redis's answer is about its HELLO command, not about a password.
         given = server.connection_pool.connection_kwargs.get("password")

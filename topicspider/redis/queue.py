@@ -330,6 +330,10 @@ class RedisFrontier(Base):
             self.links_queued.clear()
         return reclaimed, bool(known)
 
+    def judged_everywhere(self) -> int:
+        """Pages any worker of the crawl has judged (``P:judged``)."""
+        return int(self.server.get(f"{self.key}:judged") or 0)
+
     def resync(self) -> int:
         """After a failed round trip: give back leases Redis holds for this worker that it
         does not know of (a pop whose answer was lost). Return how many."""

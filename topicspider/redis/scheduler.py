@@ -58,6 +58,7 @@ from topicspider.redis.crawl import CrawlRecord, LinkRules
 from topicspider.redis.dupefilter import RedisBloomDupeFilter, RedisDupeFilter, seen_set
 from topicspider.redis.partitions import parse_worker_partitions
 from topicspider.redis.queue import CHECK, FORCE, NEW, RESCORE, CrawlGone, RedisFrontier, Step
+from topicspider.seeds import SEEDS_FAILED_REASON
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection
@@ -135,6 +136,7 @@ class RedisScheduler(BaseScheduler):
         self.retry_interval = max(poll_interval, 1.0)
         self.where = address(frontier.server)
         self._joined = False
+        self._created = False
         self._refusal = ""
         self._closing = False
         self._next_pop_at = -math.inf
@@ -242,6 +244,7 @@ class RedisScheduler(BaseScheduler):
             self._refusal = self._refusal or "shutdown"
             return
         self._joined = True
+        self._created = joined.created
         logger.info(
             "%s crawl %r in Redis at %s as worker %s (partitions %s)",
             "Started" if joined.created else "Joined",
@@ -359,6 +362,19 @@ class RedisScheduler(BaseScheduler):
             raise DontCloseSpider
         queued, active = self.frontier.queued_everywhere, self.frontier.active
         if not queued and not active:
+            if self._created and not self._redis(self.frontier.judged_everywhere):
+                # As a local crawl: no seed gave a page. The record goes, so that the same
+                # command starts the crawl again instead of finding its seeds seen. Set
+                # first: the crawl gone is then no ``_lose``, and ``_close`` gives nothing back.
+                self._refusal = SEEDS_FAILED_REASON
+                self._redis(self.record.forget)
+                logger.error(
+                    "No seed gave a page: nothing was crawled. Crawl %r is removed from Redis"
+                    " at %s, so that the same command starts it again",
+                    self.record.name,
+                    self.where,
+                )
+                raise CloseSpider(SEEDS_FAILED_REASON)
             logger.info(
                 "Crawl %r is finished: nothing queued, no request in flight on any worker",
                 self.record.name,
@@ -515,8 +531,9 @@ class RedisScheduler(BaseScheduler):
         self._refusal = LOST_REASON
         self.stats.set_value("topic/queued", 0)
         logger.error(
-            "Crawl %r is no longer in Redis at %s (Redis restarted without its data, or the"
-            " crawl was deleted): its %d queued requests and its seen URLs are gone, and this"
+            "Crawl %r is no longer in Redis at %s (Redis restarted without its data, the"
+            " crawl was deleted, or Redis evicted its keys: see maxmemory-policy): its %d"
+            " queued requests and its seen URLs are gone, and this"
             " worker stops. Run Redis with appendonly yes; start the crawl again with a worker"
             " given seeds",
             self.record.name,

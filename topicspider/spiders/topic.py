@@ -56,7 +56,7 @@ from topicspider.relevance import (
 )
 from topicspider.robotsmeta import NOFOLLOW, NOINDEX, header_directives
 from topicspider.scheduler import check_frontier
-from topicspider.seeds import load_seeds, start_urls
+from topicspider.seeds import SEEDS_FAILED_REASON, load_seeds, start_urls
 from topicspider.sentlinks import SentLinks, make_room
 from topicspider.settingtypes import check_types
 from topicspider.siblings import PARENT_KEY, SiblingYields
@@ -89,8 +89,6 @@ TOPICAL_HUB_SHARE = 0.5
 #: Weights of the page and link scores: none may be negative (nor not a number).
 #: The ``CLOSESPIDER_*`` settings that give a crawl a budget (not ``_ERRORCOUNT``).
 BUDGETS = ("PAGECOUNT", "ITEMCOUNT", "TIMEOUT", "PAGECOUNT_NO_ITEM", "TIMEOUT_NO_ITEM")
-#: The close reason of a local crawl none of whose seeds gave a page.
-SEEDS_FAILED_REASON = "seeds_failed"
 
 
 #: In a request's meta: ``dont_filter`` was set by ``TopicSpider.scheduled``, for a redirect
@@ -445,8 +443,8 @@ class TopicSpider(Spider):
         seed (unreachable, an HTTP error, forbidden by robots.txt, a redirect loop) or got
         no page from it (a PDF) ends with the reason ``SEEDS_FAILED_REASON``, not
         ``finished``: nothing was crawled. The seeds of a crawl resumed from ``JOBDIR``,
-        fetched before, are no failures; a worker of a crawl in Redis may leave its seeds to
-        the others."""
+        fetched before, are no failures; in Redis, a worker may leave its seeds to the
+        others, and the scheduler says it of the whole crawl (``RedisScheduler.spider_idle``)."""
         stats = self.crawler.stats
         scored = stats.get_value("topic/accepted", 0) + stats.get_value("topic/dropped", 0)
         if self.seeds_failed and not scored and not self.settings.get("REDIS_URL"):
