@@ -1074,6 +1074,35 @@ def test_a_hanging_database_does_not_hold_up_the_crawl(site, site_url, tmp_path,
     assert "mysql/errors" not in stats_from(log)
 
 
+def test_a_second_ctrl_c_stops_the_crawl_at_once_while_the_database_hangs(
+    site, site_url, tmp_path, lost_mariadb
+):
+    """Before, the process waited for adbapi's thread, stuck on the hanging server up to
+    ``MYSQL_TIMEOUT`` (here 60 s). No row is lost: those not committed stay in the spool."""
+    lost_mariadb.start()
+    mysql_url = lost_mariadb.create_database("hung")
+    with writing_crawl(site, site_url, tmp_path, mysql_url, "MYSQL_TIMEOUT=60") as crawl:
+        os.kill(lost_mariadb.pid, signal.SIGSTOP)  # writes now wait, without an error
+        try:
+            wait_for_more_fetches(tmp_path, 4, what="pages fetched while the database hangs")
+            crawl.send_signal(signal.SIGINT)
+            time.sleep(1)
+            crawl.send_signal(signal.SIGINT)
+            assert crawl.wait(timeout=20) == 0
+        finally:
+            os.kill(lost_mariadb.pid, signal.SIGCONT)
+    log = (tmp_path / "crawl.log").read_text("utf-8")
+    assert "forcing unclean shutdown" in log
+    replayed = scrapy(
+        "mysql-replay",
+        "-s",
+        f"MYSQL_SPOOL_DIR={tmp_path / 'spool'}",
+        env={"TOPICSPIDER_MYSQL_URL": mysql_url},
+    )
+    assert replayed.returncode == 0, replayed.stderr
+    assert_rows_equal_index(mysql_url, tmp_path / "pages")
+
+
 def test_what_the_database_never_took_is_replayed_by_command(
     site, site_url, tmp_path, lost_mariadb
 ):

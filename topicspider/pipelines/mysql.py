@@ -5,8 +5,10 @@ does not hold back the others."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import shlex
+import threading
 import time
 from collections import deque
 from contextlib import suppress
@@ -80,6 +82,27 @@ class _Connection(adbapi.Connection):
         with suppress(pymysql.Error):
             self._connection.rollback()
         self._pool.disconnect(self._connection)
+
+
+class _Pool(adbapi.ConnectionPool):
+    """adbapi's pool, whose thread does not hold the process up when the reactor stops
+    without the spider closing (a second Ctrl-C): adbapi's shutdown trigger waits for the
+    thread, and a write stuck on a server that hangs held the process up to
+    ``MYSQL_TIMEOUT``. The thread is a daemon, left to the interpreter's exit; the spool
+    keeps every row the server has not committed. ``close`` still waits for it."""
+
+    def start(self) -> None:
+        if not self.running:
+            self.threadpool.threadFactory = functools.partial(threading.Thread, daemon=True)
+            self.threadpool.start()
+            self.shutdownID = self._reactor.addSystemEventTrigger(
+                "during", "shutdown", self._abandon
+            )
+            self.running = True
+
+    def _abandon(self) -> None:
+        self.shutdownID = None
+        self.running = False
 
 
 def _create_tables(connection: Any) -> None:
@@ -207,7 +230,7 @@ class MySQLPipeline:
             leftovers = self.spool.open()
         except (SpoolError, ValueError) as exc:
             raise self._unavailable(f"{exc} (MYSQL_SPOOL_DIR)") from None
-        pool = adbapi.ConnectionPool(
+        pool = _Pool(
             "topicspider.mysql.connection",
             cp_min=1,
             cp_max=1,  # one writer: batches reach the database in the order they were sealed
