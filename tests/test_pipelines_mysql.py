@@ -1093,12 +1093,7 @@ def test_a_second_ctrl_c_stops_the_crawl_at_once_while_the_database_hangs(
             os.kill(lost_mariadb.pid, signal.SIGCONT)
     log = (tmp_path / "crawl.log").read_text("utf-8")
     assert "forcing unclean shutdown" in log
-    replayed = scrapy(
-        "mysql-replay",
-        "-s",
-        f"MYSQL_SPOOL_DIR={tmp_path / 'spool'}",
-        env={"TOPICSPIDER_MYSQL_URL": mysql_url},
-    )
+    replayed = mysql_replay(tmp_path / "spool", mysql_url)
     assert replayed.returncode == 0, replayed.stderr
     assert_rows_equal_index(mysql_url, tmp_path / "pages")
 
@@ -1248,6 +1243,17 @@ def test_replay_without_a_database_keeps_the_spool(tmp_path, mysql_password):
     assert len(list((tmp_path / "spool").glob("*.jsonl"))) == 1
 
 
+def mysql_replay(spool: Path, mysql_url: str, *options: str) -> subprocess.CompletedProcess:
+    """``scrapy mysql-replay`` of the spool ``spool`` into ``mysql_url``."""
+    return scrapy(
+        "mysql-replay",
+        *options,
+        "-s",
+        f"MYSQL_SPOOL_DIR={spool}",
+        env={"TOPICSPIDER_MYSQL_URL": mysql_url},
+    )
+
+
 def old_spool(folder: Path, *segments: list[dict]) -> None:
     """A spool as an earlier version or crawl left it: records as they are, uncut."""
     spool = Spool(folder)
@@ -1310,22 +1316,21 @@ def test_replay_writes_the_rejected_rows_once_the_table_takes_them(tmp_path, mys
         query(mysql_url, statement)
     query(mysql_url, "ALTER TABLE pages MODIFY title VARCHAR(3)")
     old_spool(tmp_path / "spool", [record("short.html", title="足球"), record("long.html")])
-    settings = ["-s", f"MYSQL_SPOOL_DIR={tmp_path / 'spool'}"]
-    env = {"TOPICSPIDER_MYSQL_URL": mysql_url}
-    replayed = scrapy("mysql-replay", *settings, env=env)
+    spool = tmp_path / "spool"
+    replayed = mysql_replay(spool, mysql_url)
     assert replayed.returncode == 0, replayed.stderr
     assert sorted(pages_by_url(mysql_url)) == ["http://127.0.0.1:8000/short.html"]
-    [rejected] = read_jsonl(tmp_path / "spool" / "rejected.jsonl")
+    [rejected] = read_jsonl(spool / "rejected.jsonl")
     assert "Data too long for column 'title'" in rejected["error"]
 
-    assert scrapy("mysql-replay", *settings, env=env).stdout.startswith("Replayed 0 pages")
-    still = scrapy("mysql-replay", "--rejected", *settings, env=env)
+    assert mysql_replay(spool, mysql_url).stdout.startswith("Replayed 0 pages")
+    still = mysql_replay(spool, mysql_url, "--rejected")
     assert still.returncode == 0, still.stderr
     assert still.stdout.startswith("Replayed 0 pages and 0 links")
     assert len(read_jsonl(tmp_path / "spool" / "rejected.jsonl")) == 1
 
     query(mysql_url, "ALTER TABLE pages MODIFY title TEXT")
-    written = scrapy("mysql-replay", "--rejected", *settings, env=env)
+    written = mysql_replay(spool, mysql_url, "--rejected")
     assert written.returncode == 0, written.stderr
     assert written.stdout.startswith("Replayed 1 pages and 0 links")
     assert sorted(pages_by_url(mysql_url)) == [
@@ -1419,12 +1424,7 @@ def test_a_damaged_spool_file_is_named_by_replay_and_by_the_crawl(
     named = f"{segment.absolute()}, line 2: not a row ("
     way_out = "move the file out of the spool folder to go on without it"
 
-    replayed = scrapy(
-        "mysql-replay",
-        "-s",
-        f"MYSQL_SPOOL_DIR={tmp_path / 'spool'}",
-        env={"TOPICSPIDER_MYSQL_URL": mysql_url},
-    )
+    replayed = mysql_replay(tmp_path / "spool", mysql_url)
     assert replayed.returncode == 1
     [line] = replayed.stderr.splitlines()
     assert line.startswith(f"topicspider: error: {named}")
