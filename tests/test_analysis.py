@@ -419,7 +419,11 @@ def index_page(groups: dict[str, list[str]], heading: str = "<p><strong>{}</stro
     return f"<html><body>{lists}</body></html>"
 
 
-@pytest.mark.parametrize("heading", ["<p><strong>{}</strong></p>", "<h3>{}</h3>"])
+@pytest.mark.parametrize(
+    "heading",
+    ["<p><strong>{}</strong></p>", "<h3>{}</h3>", '<h2><a href="/section.html">{}</a></h2>'],
+    ids=["bold paragraph", "heading", "heading linking to its section"],
+)
 def test_a_link_scores_by_the_heading_of_the_group_it_is_listed_under(heading):
     """A hand-written index groups its pages under headings, and an entry's own words may
     not name the topic (Postfix's "SMTP connection triage" under "SMTP relay and access

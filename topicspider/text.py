@@ -684,16 +684,16 @@ _HEADING_CHARS = 80
 
 
 def _heading_of(items: etree._Element, text_of: _VisibleText) -> str:
-    """The heading right before a list of links (``<h3>Lookup tables</h3><ul>…``). Nothing
-    if the element before the list is not a heading, has a link, or is too long to be one."""
+    """The heading right before a list of links (``<h3>Lookup tables</h3><ul>…``), a link
+    to the section it heads or not (a portal's ``<h2><a>足球</a></h2><ul>…``). Nothing if
+    the element before the list is no heading, or too long to be one; a bold paragraph
+    with a link in it is a line of text, not a heading."""
     if items.tag not in _LIST_TAGS:
         return ""
     before = items.getprevious()
     while before is not None and not isinstance(before.tag, str):  # comments
         before = before.getprevious()
-    if before is None or before.tag == "a" or before.tag in _LIST_TAGS:
-        return ""
-    if before.find(".//a[@href]") is not None:
+    if before is None:
         return ""
     text = text_of(before)
     if not text or len(text) > _HEADING_CHARS:
@@ -701,7 +701,9 @@ def _heading_of(items: etree._Element, text_of: _VisibleText) -> str:
     if before.tag in _HEADING_TAGS:
         return text
     children = [child for child in before if isinstance(child.tag, str)]
-    if before.tag in ("p", "div") and len(children) == 1 and children[0].tag in _BOLD_TAGS:
+    if before.tag not in ("p", "div") or before.find(".//a[@href]") is not None:
+        return ""
+    if len(children) == 1 and children[0].tag in _BOLD_TAGS:
         return text if text_of(children[0]) == text else ""
     return ""
 
