@@ -84,6 +84,22 @@ def test_a_damaged_line_before_the_last_names_its_file_and_line(tmp_path):
     assert str(error.value).endswith(": move the file out of the spool folder to go on without it")
 
 
+def test_a_damaged_rejected_file_stays_where_it_is(tmp_path):
+    """Before, ``requeue_rejected`` made it a segment first, which then stopped every crawl
+    and replay of the folder."""
+    spool = Spool(tmp_path)
+    spool.open()
+    spool.rejected.write_bytes(b'{"table": "pages", "row": {}, "err\n{"table": "pages"}\n')
+    with pytest.raises(SpoolError, match=r"rejected\.jsonl, line 1: not a row"):
+        spool.requeue_rejected()
+    spool.rejected.write_bytes(b'{"table": "pages", "row": {}}\n[1, 2]\n')
+    with pytest.raises(SpoolError, match=r"rejected\.jsonl, row 2: not a row"):
+        spool.requeue_rejected()
+    spool.close()
+    assert Spool(tmp_path).open() == []
+    assert spool.rejected.exists()
+
+
 def test_an_unusable_folder_is_a_clear_error(tmp_path):
     (tmp_path / "file").write_text("not a folder")
     with pytest.raises(SpoolError, match="Cannot use the spool folder"):

@@ -120,6 +120,20 @@ def test_a_short_latin_word_written_against_chinese_is_read_with_it():
     assert set(subwords("ip地址")) == {"ip", "地址"}
 
 
+def test_a_dictionary_word_never_takes_the_end_of_a_longer_latin_word():
+    """jieba's dictionary has IP电话 and D版: before, 配置SIP电话 was ``ip电话``, and a
+    page about SIP phones scored 0 for the keyword ``sip``."""
+    assert tokenize("配置SIP电话") == ["配置", "sip", "电话"]
+    assert tokenize("VoIP电话") == ["voip", "电话"]
+    assert tokenize("微信iPad版")[-2:] == ["ipad", "版"]
+    assert tokenize("IP电话") == ["ip电话"]
+
+
+def test_only_a_word_with_chinese_in_it_counts_its_latin_part():
+    """Before, ``données`` counted ``donn`` and ``es``, and ``testé`` counted ``test``."""
+    assert subwords("données") == subwords("testé") == ()
+
+
 def test_a_keyword_with_a_latin_letter_keeps_it():
     """Before, the keyword ``C罗`` was the term ``罗``, which every page naming 罗 matched."""
     assert normalize_term("C罗") == "c罗"

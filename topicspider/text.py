@@ -187,7 +187,9 @@ _RUNS = re.compile(
 )
 _HAN_RUN = re.compile(f"[{_HAN}]+")
 _WORDS = re.compile(f"[^\\W_{_HAN}]+")
-_LATIN = re.compile(_BESIDE)
+_LATIN_WORD = re.compile("[a-z]+")
+_LATIN_PAIR = re.compile("[a-z]{2}")
+_LATIN_OR_NOT = re.compile("[a-z]+|[^a-z]+")
 #: Full-width digits and letters, as GB2312-era pages write Latin words (ＦＩＦＡ, ＮＢＡ,
 #: ２０２６) and their ASCII forms (full-width punctuation splits words either way).
 _WIDE = re.compile("[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]")
@@ -405,8 +407,20 @@ def _cut(run: str) -> tuple[str, ...]:
 
 def _segmented(run: str) -> list[str]:
     """jieba's words of a run, in lower case. The run's Latin letters are cut in capitals,
-    as jieba's dictionary and :func:`add_terms` write them."""
-    return [word.lower() for word in _jieba().lcut(run.upper(), HMM=False)]
+    as jieba's dictionary and :func:`add_terms` write them. A cut inside a Latin word
+    (S|IP电话, VO|IP电话, IPA|D版: a dictionary word took the end of a longer one) is
+    undone: the letters are read by themselves, and the Chinese around them, as before."""
+    words = [word.lower() for word in _jieba().lcut(run.upper(), HMM=False)]
+    end = 0
+    for word in words[:-1]:
+        end += len(word)
+        if _LATIN_PAIR.match(run, end - 1):
+            return [
+                word.lower()
+                for part in _LATIN_OR_NOT.findall(run)
+                for word in ([part] if part[0].isascii() else _jieba().lcut(part, HMM=False))
+            ]
+    return words
 
 
 @functools.lru_cache(maxsize=200_000)
@@ -416,7 +430,8 @@ def subwords(token: str) -> tuple[str, ...]:
     ip地址), so a keyword matches inside compounds."""
     if len(token) < 3 or token.isascii():
         return ()
-    latin = tuple(filter(None, map(_keep, _LATIN.findall(token))))
+    # Only a word jieba made of Latin letters and Chinese (ip地址): not café's "caf".
+    latin = tuple(filter(None, map(_keep, _LATIN_WORD.findall(token)))) if has_han(token) else ()
     return latin + tuple(
         gram
         for size in (2, 3)

@@ -126,14 +126,20 @@ class Spool:
         """Make :attr:`rejected` the newest segment, to be written again once the database
         takes its rows (a column widened, ``max_allowed_packet`` raised): what it refuses
         again goes back to :attr:`rejected`. None if there is nothing rejected."""
+        if not self.rejected.exists():
+            return None
+        # Read (and checked) where it is: a damaged file made a segment would stop every
+        # crawl and replay of the folder, and rejected.jsonl would be gone from its place.
+        records = read(self.rejected)
+        for number, record in enumerate(records, 1):
+            if not isinstance(record, dict) or not isinstance(record.get("table"), str):
+                raise SpoolError(f"{self.rejected.absolute()}, row {number}: not a row")
         path = self._new_segment()
         try:
             os.rename(self.rejected, path)
-        except FileNotFoundError:
-            return None
         except OSError as exc:
             raise SpoolError(f"Cannot replay {self.rejected.absolute()}: {exc}") from exc
-        return Segment(path, Counter(record.get("table") for record in read(path)))
+        return Segment(path, Counter(record["table"] for record in records))
 
     def _new_segment(self) -> Path:
         self._serial += 1
