@@ -699,7 +699,8 @@ def test_a_worker_with_other_bloom_settings_stops_with_a_clear_error(redis_serve
 def test_a_worker_with_another_deny_stops_with_a_clear_error(redis_server, tmp_path):
     """Before: it joined, and fetched and stored pages of the shared frontier that its deny
     keeps out. A worker with the crawl's (no) deny joins."""
-    crawl = [f"REDIS_URL={redis_server.url}", "TOPIC_CRAWL_ID=deny-check"]
+    # A crawl nothing is judged in yet: the worker waits for its seeds, as long as an idle one.
+    crawl = [f"REDIS_URL={redis_server.url}", "TOPIC_CRAWL_ID=deny-check", "REDIS_IDLE_TIMEOUT=2"]
     record = CrawlRecord(redis_server.client(), "topicspider:deny-check", "deny-check")
     record.join(load_keywords("sports").to_text(), 1, ["127.0.0.1"], has_seeds=True)
     odd = r"p[0-9]*[13579]\.html"
@@ -717,6 +718,7 @@ def test_a_worker_with_another_deny_stops_with_a_clear_error(redis_server, tmp_p
     assert "Spider opened" not in other.log
     assert_finished_cleanly(same)
     assert "Joined crawl 'deny-check'" in same.log
+    assert "Closing spider (idle_timeout)" in same.log
 
 
 def test_a_crawl_id_a_key_pattern_would_misread_stops_the_worker(
@@ -823,13 +825,34 @@ def test_a_crawl_whose_seeds_gave_no_page_is_said_so_and_starts_again_later(redi
             " again"
         ) in first.log
         assert "'finish_reason': 'seeds_failed'" in first.log
-        assert not list(redis_server.client().scan_iter(match="topicspider:opening:*"))
+        # Only why it ended is left, for its other workers, and for five minutes.
+        left = list(redis_server.client().scan_iter(match="topicspider:opening:*"))
+        assert left == [b"topicspider:opening:ended"]
+        assert 0 < redis_server.client().ttl(left[0]) <= 300
 
         Opening.opened = True
         second = football_worker(tmp_path / "2", f"{url}/", redis_server, "opening")
         assert_finished_cleanly(second)
         assert "Started crawl 'opening'" in second.log
         assert len(second.fetched()) == 4
+        assert not redis_server.client().exists("topicspider:opening:ended")
+
+
+def test_every_worker_of_a_crawl_whose_seeds_gave_no_page_says_so(redis_server, tmp_path):
+    """Before, the worker that joined the crawl said it was lost, blaming Redis."""
+    Opening.opened = False
+    for name in ("1", "2"):
+        (tmp_path / name).mkdir()
+    with serving(Opening) as url:
+        workers = [
+            football_worker(tmp_path / name, f"{url}/", redis_server, "together")
+            for name in ("1", "2")
+        ]
+        for worker in workers:
+            assert worker.wait() == 1, worker.log[-2000:]
+            assert "ERROR: No seed gave a page: nothing was crawled" in worker.log
+            assert "'finish_reason': 'seeds_failed'" in worker.log
+            assert "no longer in Redis" not in worker.log
 
 
 def test_a_redis_that_evicts_any_key_when_full_is_refused(redis_server, tmp_path):
@@ -839,9 +862,14 @@ def test_a_redis_that_evicts_any_key_when_full_is_refused(redis_server, tmp_path
     client = redis_server.client()
     client.config_set("maxmemory-policy", "allkeys-lru")
     try:
+        unbounded = start(tmp_path, "unbounded", None, redis=redis_server, crawl_id="evicting")
+        assert unbounded.wait() == 0  # without maxmemory, Redis is never full
+        assert "No crawl 'evicting' in Redis" in unbounded.log
+        client.config_set("maxmemory", "1gb")
         worker = start(tmp_path, "w", None, redis=redis_server, crawl_id="evicting")
         assert worker.wait() == 2
     finally:
+        client.config_set("maxmemory", 0)
         client.config_set("maxmemory-policy", "noeviction")
     errors = [line for line in worker.log.splitlines() if "error" in line.lower()]
     assert errors == [

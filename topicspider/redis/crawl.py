@@ -29,6 +29,7 @@ from topicspider.redis.dupefilter import EXACT, seen_set
 from topicspider.redis.partitions import parse_worker_partitions
 from topicspider.redis.queue import CrawlGone
 from topicspider.redis.scripts import ADD_DOMAINS, GONE, JOIN, READ_RECORD
+from topicspider.seeds import SEEDS_FAILED_REASON
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -136,6 +137,13 @@ class CrawlRecord:
         keys = list(self.server.scan_iter(match=f"{self.prefix}:*", count=1000))
         if keys:
             self.server.delete(*keys)
+        # For the workers still in it: why it is gone (read by ``RedisScheduler._lose``).
+        self.server.set(f"{self.prefix}:ended", SEEDS_FAILED_REASON, ex=300)
+
+    def ended(self) -> str | None:
+        """Why the crawl was removed, for a few minutes after (see :meth:`forget`)."""
+        reason = self.server.get(f"{self.prefix}:ended")
+        return reason.decode() if reason else None
 
     def domains(self) -> list[str]:
         """The sites the crawl keeps to: its seeds' hosts, those of the seeds of workers
@@ -203,13 +211,14 @@ def _refused(url: str, reason: str) -> str:
 def _check_eviction(server: Redis, url: str) -> None:
     """Refuse a Redis that evicts keys without a TTL when full (``allkeys-*``): it would
     drop the crawl's record, queue, leases or seen-set at random, and the workers stop
-    with ``crawl_lost`` or wait for requests no one holds. ``INFO`` may be denied to an
-    ACL user: then nothing is checked."""
+    with ``crawl_lost`` or wait for requests no one holds. Without ``maxmemory`` Redis is
+    never full. ``INFO`` may be denied to an ACL user: then nothing is checked."""
     try:
-        policy = server.info("memory").get("maxmemory_policy", "noeviction")
+        memory = server.info("memory")
     except NoPermissionError:
         return
-    if str(policy).startswith("allkeys-"):
+    policy = memory.get("maxmemory_policy", "noeviction")
+    if str(policy).startswith("allkeys-") and int(memory.get("maxmemory") or 0):
         raise ConfigError(
             f"Redis at {masked_url(url)} (REDIS_URL) has maxmemory-policy {policy}: when full"
             " it evicts any key, the crawl's among them; give the crawl a Redis with"

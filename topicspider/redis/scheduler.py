@@ -362,10 +362,20 @@ class RedisScheduler(BaseScheduler):
             raise DontCloseSpider
         queued, active = self.frontier.queued_everywhere, self.frontier.active
         if not queued and not active:
-            if self._created and not self._redis(self.frontier.judged_everywhere):
+            judged = self._redis(self.frontier.judged_everywhere)
+            if judged is DOWN:
+                raise DontCloseSpider
+            if judged:
+                logger.info(
+                    "Crawl %r is finished: nothing queued, no request in flight on any worker",
+                    self.record.name,
+                )
+                return
+            if self._created:
                 # As a local crawl: no seed gave a page. The record goes, so that the same
-                # command starts the crawl again instead of finding its seeds seen. Set
-                # first: the crawl gone is then no ``_lose``, and ``_close`` gives nothing back.
+                # command starts the crawl again instead of finding its seeds seen; the other
+                # workers learn why from ``P:ended`` (see ``_lose``). Set first: the crawl
+                # gone is then no ``_lose`` here, and ``_close`` gives nothing back.
                 self._refusal = SEEDS_FAILED_REASON
                 self._redis(self.record.forget)
                 logger.error(
@@ -375,11 +385,8 @@ class RedisScheduler(BaseScheduler):
                     self.where,
                 )
                 raise CloseSpider(SEEDS_FAILED_REASON)
-            logger.info(
-                "Crawl %r is finished: nothing queued, no request in flight on any worker",
-                self.record.name,
-            )
-            return
+        # Work elsewhere, or nothing judged yet: the worker that made the crawl may not have
+        # queued its seeds yet, or is about to say that none gave a page (see ``_lose``).
         now = monotonic()
         if self._idle_since is None:
             self._idle_since = now
@@ -527,6 +534,11 @@ class RedisScheduler(BaseScheduler):
         Carrying on would crawl again whatever this worker's last pages lead to, and call
         the crawl finished when they run out."""
         if self._refusal:
+            return
+        if self._redis(self.record.ended) == SEEDS_FAILED_REASON:
+            # Another worker removed it: none of the crawl's seeds gave a page.
+            self._refusal = SEEDS_FAILED_REASON
+            logger.error("No seed gave a page: nothing was crawled (crawl %r)", self.record.name)
             return
         self._refusal = LOST_REASON
         self.stats.set_value("topic/queued", 0)

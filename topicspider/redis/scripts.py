@@ -30,6 +30,8 @@ Keys, under the crawl's prefix ``P`` (``topicspider:<crawl id>``):
 ``P:bloom:urls``       string     URLs added to the Bloom filter, by all workers
 ``P:meta``             hash       keywords, partitions, stay-on-site flag, dupefilter, allow and
                                   deny regexes of the crawl; without it there is no crawl (``GONE``)
+``P:ended``            string     why the crawl was removed (``seeds_failed``), for five minutes,
+                                  for its other workers; gone when the crawl is made again
 ``P:domains``          set        the sites the crawl stays on; it grows when a worker joins with
                                   seeds on other sites or a seed redirects to another host
 ``P:host_pages``       hash       host → pages downloaded from it, by all workers (only with
@@ -461,6 +463,7 @@ if not stored then
   if ARGV[5] ~= '1' then return {'none'} end
   redis.call('HSET', meta, 'keywords', ARGV[2], 'partitions', ARGV[3], 'stay_on_site', ARGV[4],
              'dupefilter', ARGV[6], 'allow', ARGV[7], 'deny', ARGV[8])
+  redis.call('DEL', P .. ':ended')
   for k = 9, #ARGV do redis.call('SADD', domains, ARGV[k]) end
   local out = {'created', ARGV[4]}
   for _, d in ipairs(redis.call('SMEMBERS', domains)) do out[#out + 1] = d end
