@@ -189,7 +189,8 @@ _HAN_RUN = re.compile(f"[{_HAN}]+")
 _WORDS = re.compile(f"[^\\W_{_HAN}]+")
 _LATIN_WORD = re.compile("[a-z]+")
 _LATIN_PAIR = re.compile("[a-z]{2}")
-_LATIN_OR_NOT = re.compile("[a-z]+|[^a-z]+")
+#: A run's Latin words and the Chinese between them, each by itself.
+_LATIN_OR_HAN = re.compile("[a-z]+|[^a-z]+")
 #: Full-width digits and letters, as GB2312-era pages write Latin words (ＦＩＦＡ, ＮＢＡ,
 #: ２０２６) and their ASCII forms (full-width punctuation splits words either way).
 _WIDE = re.compile("[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]")
@@ -416,9 +417,9 @@ def _segmented(run: str) -> list[str]:
         end += len(word)
         if _LATIN_PAIR.match(run, end - 1):
             return [
-                word.lower()
-                for part in _LATIN_OR_NOT.findall(run)
-                for word in ([part] if part[0].isascii() else _jieba().lcut(part, HMM=False))
+                piece
+                for part in _LATIN_OR_HAN.findall(run)
+                for piece in ([part] if part[0].isascii() else _jieba().lcut(part, HMM=False))
             ]
     return words
 
