@@ -407,29 +407,45 @@ def test_a_section_whose_title_does_not_name_the_topic_scores_by_its_chapter():
     assert score["http://127.0.0.1/s/41.html"] == 0
 
 
-def index_page(groups: dict[str, list[str]], heading: str = "<p><strong>{}</strong></p>") -> str:
-    """An index page of groups of links, each list under its heading."""
+def index_page(
+    groups: dict[str, list[str]], heading: str = "<p><strong>{}</strong></p>", after: str = ""
+) -> str:
+    """An index page of groups of links, each list under its heading (``after``: what
+    closes the heading's markup after the list)."""
     numbers = iter(range(1000))
     lists = "".join(
         heading.format(name)
         + "".join(["<ul>", *(f'<li><a href="/{next(numbers)}.html">{e}</a></li>' for e in items)])
         + "</ul>"
+        + after
         for name, items in groups.items()
     )
     return f"<html><body>{lists}</body></html>"
 
 
 @pytest.mark.parametrize(
-    "heading",
-    ["<p><strong>{}</strong></p>", "<h3>{}</h3>", '<h2><a href="/section.html">{}</a></h2>'],
-    ids=["bold paragraph", "heading", "heading linking to its section"],
+    ("heading", "after"),
+    [
+        ("<p><strong>{}</strong></p>", ""),
+        ("<h3>{}</h3>", ""),
+        ('<h2><a href="/section.html">{}</a></h2>', ""),
+        ('<div class="hd"><h2>{}</h2></div><div class="bd">', "</div>"),
+        ('<h3>{}</h3><div class="dlist">', "</div>"),
+    ],
+    ids=[
+        "bold paragraph",
+        "heading",
+        "heading linking to its section",
+        "both in boxes of their own",
+        "list in a box of its own",
+    ],
 )
-def test_a_link_scores_by_the_heading_of_the_group_it_is_listed_under(heading):
+def test_a_link_scores_by_the_heading_of_the_group_it_is_listed_under(heading, after):
     """A hand-written index groups its pages under headings, and an entry's own words may
     not name the topic (Postfix's "SMTP connection triage" under "SMTP relay and access
     control"): before, such entries scored 0, as every other link of the page."""
     groups = {"足球比赛": ["赛程与裁判安排", "球场与门票"], "家常菜谱": ["火候与调味", "刀工入门"]}
-    page = analyze(index_page(groups, heading))
+    page = analyze(index_page(groups, heading, after))
     score = {link.text: link.anchor for link in page.links}
     assert min(score["赛程与裁判安排"], score["球场与门票"]) > 0
     assert score["火候与调味"] == score["刀工入门"] == 0

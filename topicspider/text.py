@@ -699,16 +699,26 @@ _LIST_TAGS = frozenset(["ul", "ol", "dl"])
 _HEADING_CHARS = 80
 
 
+#: Elements that only wrap a list or a heading (asciidoc's ``div.dlist``, a portal's
+#: ``<div class="hd"><h2>足球</h2></div><div class="bd"><ul>…``).
+_WRAPPERS = frozenset(["div", "section", "header"])
+
+
 def _heading_of(items: etree._Element, text_of: _VisibleText) -> str:
     """The heading right before a list of links (``<h3>Lookup tables</h3><ul>…``), a link
-    to the section it heads or not (a portal's ``<h2><a>足球</a></h2><ul>…``). Nothing if
-    the element before the list is no heading, or too long to be one; a bold paragraph
-    with a link in it is a line of text, not a heading."""
+    to the section it heads or not (a portal's ``<h2><a>足球</a></h2><ul>…``), either of
+    them alone in a wrapping ``div``. Nothing if the element before the list is no heading,
+    or too long to be one; a bold paragraph with a link in it is a line of text, not a
+    heading."""
     if items.tag not in _LIST_TAGS:
         return ""
-    before = items.getprevious()
-    while before is not None and not isinstance(before.tag, str):  # comments
-        before = before.getprevious()
+    before = _previous(items)
+    wrapper = items.getparent()
+    if before is None and wrapper is not None and wrapper.tag in _WRAPPERS:
+        before = _previous(wrapper) if _only_child(wrapper) is items else None
+    if before is not None and before.tag in _WRAPPERS:
+        heading = _only_child(before)
+        before = heading if heading is not None and heading.tag in _HEADING_TAGS else before
     if before is None:
         return ""
     text = text_of(before)
@@ -722,6 +732,22 @@ def _heading_of(items: etree._Element, text_of: _VisibleText) -> str:
     if len(children) == 1 and children[0].tag in _BOLD_TAGS:
         return text if text_of(children[0]) == text else ""
     return ""
+
+
+def _previous(element: etree._Element) -> etree._Element | None:
+    """The element before ``element``, comments passed over."""
+    before = element.getprevious()
+    while before is not None and not isinstance(before.tag, str):
+        before = before.getprevious()
+    return before
+
+
+def _only_child(element: etree._Element) -> etree._Element | None:
+    """``element``'s one child element, if it has one and no text of its own around it."""
+    children = [child for child in element if isinstance(child.tag, str)]
+    if len(children) != 1 or (element.text or "").strip() or (children[0].tail or "").strip():
+        return None
+    return children[0]
 
 
 def _description(
