@@ -726,12 +726,10 @@ def _heading_of(items: etree._Element, text_of: _VisibleText) -> str:
         return ""
     if before.tag in _HEADING_TAGS:
         return text
-    children = [child for child in before if isinstance(child.tag, str)]
     if before.tag not in ("p", "div") or before.find(".//a[@href]") is not None:
         return ""
-    if len(children) == 1 and children[0].tag in _BOLD_TAGS:
-        return text if text_of(children[0]) == text else ""
-    return ""
+    bold = _only_child(before)
+    return text if bold is not None and bold.tag in _BOLD_TAGS and text_of(bold) == text else ""
 
 
 def _previous(element: etree._Element) -> etree._Element | None:
@@ -976,12 +974,8 @@ def _under_headings(found: list[_Found], text_of: _VisibleText) -> list[_Found]:
     backscatter pages) are about what their heading names, though their entries may not say
     so. Only where headings tell two lists of the page apart: one ``Table of Contents`` over
     a page's only list says nothing of any entry."""
-    lists: dict[etree._Element, etree._Element] = {}
-    for link in found:
-        if link.block.tag not in ("li", "dt") or (items := link.block.getparent()) is None:
-            continue
-        if items not in lists:
-            lists[items] = _outermost_list(items)
+    parents = [link.block.getparent() if link.block.tag in ("li", "dt") else None for link in found]
+    lists = {items: _outermost_list(items) for items in dict.fromkeys(parents) if items is not None}
     outermost = set(lists.values())
     if len(outermost) < 2:
         return found
@@ -989,9 +983,8 @@ def _under_headings(found: list[_Found], text_of: _VisibleText) -> list[_Found]:
     if len({heading for heading in headings.values() if heading}) < 2:
         return found
     headed = []
-    for link in found:
-        items = link.block.getparent() if link.block.tag in ("li", "dt") else None
-        if items in lists and (heading := headings[lists[items]]):
+    for link, items in zip(found, parents, strict=True):
+        if items is not None and (heading := headings[lists[items]]):
             link = link._replace(heading=heading)
         headed.append(link)
     return headed
