@@ -321,24 +321,28 @@ class MySQLPipeline:
                 else "the next crawl",
                 self._replay_command(),
             )
-        if self._links_not_spooled:
-            # An accepted page among them is fetched again (below); one not accepted is not.
-            self.stats.set_value("mysql/links_not_spooled", len(self._links_not_spooled))
-            logger.error(
-                "The links of %d fetched pages are not in MySQL, the spool %s having failed: %s",
-                len(self._links_not_spooled),
-                self.spool.folder.absolute(),
-                " ".join(self._links_not_spooled),
-            )
-        if self._not_spooled:
-            self.stats.set_value("mysql/not_spooled", len(self._not_spooled))
-            logger.error(
-                "%d accepted pages are not in MySQL, the spool %s having failed: %s%s",
-                len(self._not_spooled),
-                self.spool.folder.absolute(),
-                " ".join(self._not_spooled),
-                refetch_note(self.crawler),
-            )
+        # An accepted page whose links are not there is fetched again (the second line says
+        # how); one not accepted is not.
+        self._name_unspooled(
+            "links_not_spooled", self._links_not_spooled, "The links of %d fetched pages are"
+        )
+        self._name_unspooled(
+            "not_spooled", self._not_spooled, "%d accepted pages are", refetch_note(self.crawler)
+        )
+
+    def _name_unspooled(self, stat: str, pages: list[str], what: str, note: str = "") -> None:
+        """Count in ``mysql/<stat>``, and name in one line, the pages whose rows never
+        reached the spool, it having failed (``what``: the line's start, for their number)."""
+        if not pages:
+            return
+        self.stats.set_value(f"mysql/{stat}", len(pages))
+        logger.error(
+            "%s not in MySQL, the spool %s having failed: %s%s",
+            what % len(pages),
+            self.spool.folder.absolute(),
+            " ".join(pages),
+            note,
+        )
 
     def _kept_crawl_id(self, crawl_id: str) -> str:
         """The crawl id of the crawl this one resumes (``JOBDIR``), else ``crawl_id``, kept
