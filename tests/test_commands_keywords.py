@@ -18,7 +18,7 @@ import pytest
 from tests.httpserver import Handler, serving
 from topicspider.keywords import parse_keyword_file
 from topicspider.relevance import Relevance
-from topicspider.text import normalize_term
+from topicspider.tokens import normalize_term
 
 ROOT = Path(__file__).resolve().parent.parent
 

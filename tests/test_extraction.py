@@ -17,7 +17,7 @@ from topicspider.extraction import (
     term_counts,
     with_subwords,
 )
-from topicspider.text import subwords
+from topicspider.tokens import subwords
 
 
 def test_terms_are_counted_as_the_crawler_counts_them():

@@ -13,7 +13,8 @@ from topicspider.relevance import (
     link_text,
     reserve_score,
 )
-from topicspider.text import LinkContext, parse_html, tokenize
+from topicspider.text import LinkContext, parse_html
+from topicspider.tokens import tokenize
 
 SPORTS = parse_inline("足球:3,比赛:2,球员:1,world cup:2")
 

@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 from topicspider.simhash import SimHashIndex, simhash
-from topicspider.text import tokenize
+from topicspider.tokens import tokenize
 
 ARTICLE = (
     "昨晚的足球比赛非常精彩，两队在上半场互有攻守，下半场主队连进两球锁定胜局。"

@@ -29,16 +29,10 @@ from topicspider.keywords import KeywordVector
 from topicspider.relevance import Relevance, link_text
 from topicspider.robotsmeta import meta_directives
 from topicspider.simhash import simhash
-from topicspider.text import (
-    LinkContext,
-    PageText,
-    RegionMemory,
-    extract_page,
-    parse_html,
-    tokenize,
-    url_words,
-)
+from topicspider.text import LinkContext, PageText, RegionMemory, extract_page, parse_html
+from topicspider.tokens import tokenize
 from topicspider.urlpatterns import is_noise, template, without_session
+from topicspider.urls import url_words
 
 __all__ = ["Analyzer", "PageAnalysis", "ScoredLink", "on_sites"]
 

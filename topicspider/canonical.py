@@ -30,7 +30,7 @@ from urllib.parse import parse_qsl, urlsplit
 from lxml import etree
 
 from topicspider.sentlinks import make_room
-from topicspider.text import link_url
+from topicspider.urls import link_url
 
 __all__ = [
     "DroppedParameters",

@@ -18,16 +18,8 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
 from topicspider.charset import decode
-from topicspider.text import (
-    SeenRegions,
-    extract_page,
-    has_han,
-    parse_html,
-    spelled_as,
-    spelled_tokens,
-    subwords,
-    tokenize,
-)
+from topicspider.text import SeenRegions, extract_page, parse_html
+from topicspider.tokens import has_han, spelled_as, spelled_tokens, subwords, tokenize
 
 __all__ = [
     "PageTerms",

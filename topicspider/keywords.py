@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from topicspider.charset import decode_text_file, editor_lines, gbk_reading, undecoded
 from topicspider.exceptions import KeywordError
-from topicspider.text import normalize_term
+from topicspider.tokens import normalize_term
 
 if TYPE_CHECKING:
     from collections.abc import Callable

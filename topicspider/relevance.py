@@ -17,16 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from topicspider.keywords import KeywordVector
-from topicspider.text import (
-    LinkContext,
-    add_terms,
-    has_han,
-    mentions,
-    simplified,
-    subwords,
-    tokenize,
-    url_words,
-)
+from topicspider.text import LinkContext
+from topicspider.tokens import add_terms, has_han, mentions, simplified, subwords, tokenize
+from topicspider.urls import url_words
 
 __all__ = [
     "FEATURES",

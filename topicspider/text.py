@@ -1,4 +1,4 @@
-"""HTML → title, body text and links with their context; text → tokens.
+"""HTML → title, body text and links with their context.
 
 Everything here takes plain values (an lxml tree, a string) so the scoring
 code can be tested without a crawler.
@@ -6,91 +6,20 @@ code can be tested without a crawler.
 
 from __future__ import annotations
 
-import codecs
 import functools
 import itertools
-import logging
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
-from importlib import resources
 from typing import NamedTuple, Protocol
-from urllib.parse import unquote_to_bytes, urljoin, urlsplit
 
-try:  # the same segmenter and dictionary in C++, about six times faster
-    import jieba_fast_dat as jieba
-except ImportError:  # pragma: no cover - the pure-Python original
-    import jieba
-import opencc
-import snowballstemmer
 from lxml import etree
 from w3lib.html import strip_html5_whitespace
-from w3lib.url import safe_url_string
 
-from topicspider.urlpatterns import without_session
+from topicspider.urls import link_url
 
-__all__ = [
-    "LinkContext",
-    "PageText",
-    "RegionMemory",
-    "SeenRegions",
-    "add_terms",
-    "extract_page",
-    "has_han",
-    "link_url",
-    "mentions",
-    "normalize_term",
-    "parse_html",
-    "simplified",
-    "spelled_as",
-    "spelled_tokens",
-    "subwords",
-    "tokenize",
-    "url_words",
-]
-
-jieba.setLogLevel(logging.WARNING)
-
-
-@functools.cache
-def _jieba():
-    """The segmenter with its dictionary loaded: jieba_fast_dat cuts every character
-    apart until it is initialized, so every use goes through here."""
-    jieba.initialize()
-    return jieba
-
-
-@functools.cache
-def _to_simplified() -> opencc.OpenCC:
-    return opencc.OpenCC("t2s")
-
-
-@functools.cache
-def _from_taiwan() -> opencc.OpenCC:
-    return opencc.OpenCC("tw2sp")
-
-
-def simplified(text: str) -> str:
-    """``text`` in Simplified characters, as the tokenizer reads it: a keyword written one
-    way matches pages written the other, and jieba's dictionary, which is Simplified, cuts
-    both alike. Each run of Chinese characters is read by itself, as :func:`tokenize` cuts
-    it (see :func:`_simplified_run`)."""
-    if text.isascii():
-        return text
-    return _HAN_RUN.sub(lambda run: _simplified_run(run.group()), text)
-
-
-@functools.lru_cache(maxsize=1 << 15)
-def _simplified_run(run: str) -> str:
-    """A run with Traditional characters is also read with Taiwan's words in mainland ones
-    (OpenCC's ``tw2sp``: 列印 as 打印, 網路 as 网络); a run without is left as written,
-    since ``tw2sp`` would reword mainland text too (程序, a program, as 进程).
-
-    Converted once: the same runs come back in link after link (menus, headlines)."""
-    if _to_simplified().convert(run) == run:
-        return run
-    return _from_taiwan().convert(run)
+__all__ = ["LinkContext", "PageText", "RegionMemory", "SeenRegions", "extract_page", "parse_html"]
 
 
 #: Elements whose text is a unit of meaning: a link's context is the text of its block.
@@ -135,9 +64,6 @@ MENU_ANCHOR_CHARS = 8
 #: MkDocs sidebars, blog widgets). A page's own table of contents (links to its sections),
 #: a breadcrumb and previous/next links say where the page is and stay.
 SIDEBAR_LINKS = 40
-#: The most keyword words :func:`mentions` makes a pattern of (searching 160 characters of
-#: link text for 100 takes 40 µs here, tokenizing them 30–50 µs).
-MENTIONS_MAX = 100
 #: How many entries above a link in a nested table of contents count as its context.
 TOC_LEVELS = 3
 #: An element open this many times at once is nested without end (see :func:`parse_html`).
@@ -177,75 +103,11 @@ _INVISIBLE_TAGS = frozenset({*_HIDDEN_TEXT_TAGS, "title"})
 _VISIBLE_TEXT = etree.XPath(
     f".//text()[{' and '.join(f'not(ancestor::{tag})' for tag in _HIDDEN_TEXT_TAGS)}]"
 )
-_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-#: A Latin word of up to four letters written against Chinese characters is read with them,
-#: so that jieba's dictionary (A股, T恤, IP地址) and a keyword (C罗) can make one word of both.
-_BESIDE = "[a-z]{1,4}+"
-_RUNS = re.compile(
-    f"(?P<han>(?:{_BESIDE}(?=[{_HAN}]))?[{_HAN}]++(?:{_BESIDE}(?![^\\W_{_HAN}])[{_HAN}]*+)*+)"
-    f"|(?P<word>[^\\W_{_HAN}]+)"
-)
-_HAN_RUN = re.compile(f"[{_HAN}]+")
-_WORDS = re.compile(f"[^\\W_{_HAN}]+")
-_LATIN_WORD = re.compile("[a-z]+")
-_LATIN_PAIR = re.compile("[a-z]{2}")
-#: A run's Latin words and the Chinese between them, each by itself.
-_LATIN_OR_HAN = re.compile("[a-z]+|[^a-z]+")
-#: Full-width digits and letters, as GB2312-era pages write Latin words (ＦＩＦＡ, ＮＢＡ,
-#: ２０２６) and their ASCII forms (full-width punctuation splits words either way).
-_WIDE = re.compile("[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]")
-_NARROW = {
-    wide: wide - 0xFEE0
-    for wide in (*range(0xFF10, 0xFF1A), *range(0xFF21, 0xFF3B), *range(0xFF41, 0xFF5B))
-}
 _SPACES = re.compile(r"\s+")
 _DOCUMENT_END = re.compile(rb"</(?:body|html)\s*>", re.IGNORECASE)
 #: The marks of a text cut short, at its end: three dots or more, or an ellipsis.
 _ELLIPSIS = ".…⋯"
 _XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
-_URL_SPLIT = re.compile(r"[^\w]+|_")
-#: URLs made only of these need no escaping (``%`` is left to ``safe_url_string`` to check).
-_SAFE_URL = re.compile(r"[A-Za-z0-9\-._~:/?\[\]@!$&'()*+,;=]*")
-#: An address up to its query or fragment, where browsers read a backslash as a slash.
-_BEFORE_QUERY = re.compile(r"[^?#]*")
-_DEFAULT_PORT = re.compile(r"http://[^/?#]*?(:80)(?=[/?#]|$)|https://[^/?#]*?(:443)(?=[/?#]|$)")
-_HOST = re.compile(r"https?://(?:[^/?#@]*@)?([^/?#]*)")
-#: The error handler that writes a character of a query that the page's encoding lacks as
-#: browsers do: a numeric character reference, percent-encoded (``%26%2321271%3B``).
-_URL_REFERENCES = "topicspider_url_references"
-_URL_NOISE = frozenset(
-    [
-        "http",
-        "https",
-        "www",
-        "html",
-        "htm",
-        "shtml",
-        "php",
-        "asp",
-        "aspx",
-        "jsp",
-        "cgi",
-        "index",
-        "default",
-        "com",
-        "cn",
-        "org",
-        "net",
-    ]
-)
-
-
-def _data_lines(name: str) -> Iterator[str]:
-    """The lines of one of the package's word lists, without comments and blank lines."""
-    text = resources.files("topicspider").joinpath(name).read_text("utf-8")
-    return (kept for line in text.splitlines() if (kept := line.split("#", 1)[0].strip()))
-
-
-STOPWORDS = frozenset(_data_lines("stopwords.txt"))
-#: Plurals no rule folds (Latin and Greek ones, those of -s, -o and -f words), each to its
-#: singular.
-IRREGULAR_PLURALS = dict(line.split() for line in _data_lines("plurals.txt"))
 
 
 @dataclass(frozen=True)
@@ -278,248 +140,6 @@ class PageText:
     #: contents page of a sequence (``rel``, access keys): where the page sits, not what it
     #: lists.
     site_wide_links: frozenset[str] = frozenset()
-
-
-_STEMMER = snowballstemmer.stemmer("english")
-#: Words Snowball stems to no piece of themselves (``dying`` is ``die``), and the pieces
-#: a text that has one of them holds.
-_STEM_EXCEPTIONS = {"die": ("di", "dy"), "lie": ("li", "ly"), "tie": ("ti", "ty")}
-
-
-def _stem(word: str) -> str:
-    """An English word's stem, so that 'tweaking', 'tweaks' and 'tweaked' meet 'tweak',
-    'protocols' 'protocol' and 'cookies' 'cookie' (both sides use this): the Snowball
-    English stemmer (Porter's second), as Sphinx's and Lucene's searches stem. Plurals no
-    rule fits ('matrices', 'indices') are made singular first, from a word list."""
-    return _STEMMER.stemWord(IRREGULAR_PLURALS.get(word, word))
-
-
-@functools.lru_cache(maxsize=1 << 18)
-def _keep(word: str) -> str | None:
-    """The token a word becomes, or None (cached: a site's vocabulary repeats)."""
-    if word.isascii():
-        if len(word) < 2 or word.isdigit() or word in STOPWORDS:
-            return None
-        word = _stem(word)
-    return None if word in STOPWORDS else word
-
-
-def has_han(text: str) -> bool:
-    """Whether ``text`` has a Chinese character."""
-    return _HAN_RUN.search(text) is not None
-
-
-def _folded(text: str) -> str:
-    """Lowercased, full-width letters and digits as ASCII: the words tokens are made of."""
-    text = text.lower()
-    return text.translate(_NARROW) if _WIDE.search(text) else text
-
-
-def tokenize(text: str) -> list[str]:
-    """Lowercased tokens in text order, with punctuation and stop words dropped;
-    full-width letters and digits are read as ASCII (``ＦＩＦＡ`` is ``fifa``).
-
-    Only runs of Chinese characters (with a short Latin word written against them)
-    go through jieba, without its HMM so that the dictionary (with the keywords added)
-    decides the cut. Other scripts split on non-word characters, which is what jieba
-    would do to them, only faster; a text with no Chinese needs only that.
-    """
-    text = _folded(text)
-    if not _HAN_RUN.search(text):
-        return [token for token in map(_keep, _WORDS.findall(text)) if token]
-    tokens: list[str] = []
-    for han, word in _RUNS.findall(text):  # tuples, not match objects: a third faster
-        if han:
-            tokens.extend(_cut(han))
-        elif word := _keep(word):
-            tokens.append(word)
-    return tokens
-
-
-def spelled_tokens(text: str) -> Iterator[tuple[str, str]]:
-    """``(token, word)`` for each token, as the text spells it: a stemmed token (``cooki``)
-    can be shown as a person wrote it (``cookies``), and a Chinese one read in Simplified
-    characters (``联赛``) in the Traditional ones of the text (``聯賽``)."""
-    for match in _RUNS.finditer(_folded(text)):
-        if match.lastgroup == "han":
-            yield from _spelled_run(match.group())
-        elif token := _keep(word := match.group()):
-            yield token, word
-
-
-def _spelled_run(run: str) -> Iterator[tuple[str, str]]:
-    """The tokens of a run of Chinese characters with the characters the run has in their
-    place (see :func:`spelled_as`). Reading Taiwan's words can change a word's length
-    (記憶體 is 内存): the tokens of such a run are spelled as they are read."""
-    read = _simplified_run(run)
-    if len(read) != len(run):
-        run = read
-    start = 0
-    for word in _segmented(read):
-        end = start + len(word)
-        if token := _keep(word):
-            yield token, spelled_as(token, run[start:end])
-        start = end
-
-
-def spelled_as(token: str, written: str) -> str:
-    """``written`` if it reads back as ``token``, else ``token``: a word in characters both
-    scripts share is read as the mainland's only beside Traditional ones (列印 in
-    選擇列印範圍 is 打印, 列印 alone stays 列印), and a keyword is read alone."""
-    return written if _simplified_run(written) == token else token
-
-
-def mentions(words: Iterable[str]) -> re.Pattern[str] | None:
-    """A pattern found in every lowercased text that has one of these tokens (or one of
-    them inside a longer Chinese word): a text it is not found in needs no tokenizing to
-    know that it has none. A Chinese token is a piece of the text; an English one is a
-    stem, and every word stemmed to it holds the stem less its last letter (``queri`` of
-    ``query``, ``possibl`` of ``possibility``), but for the plurals of
-    :data:`IRREGULAR_PLURALS` (``mice``), which the pattern holds as they are written, and
-    for :data:`_STEM_EXCEPTIONS`.
-
-    None for more than :data:`MENTIONS_MAX` words: ``re`` tries every alternative at every
-    place, and searching a link's text for more (a glossary for keywords) costs more
-    than tokenizing it."""
-    words = set(words)
-    pieces = {piece for word in words for piece in _pieces(word)}
-    pieces.update(
-        plural for plural, singular in IRREGULAR_PLURALS.items() if _stem(singular) in words
-    )
-    if len(pieces) > MENTIONS_MAX:
-        return None
-    return re.compile("|".join(map(re.escape, sorted(pieces, key=len, reverse=True))))
-
-
-def _pieces(token: str) -> tuple[str, ...]:
-    """What every text that has the token holds (see :func:`mentions`)."""
-    if not token.isascii():
-        return (token,)
-    return _STEM_EXCEPTIONS.get(token, (token[:-1] or token,))
-
-
-@functools.lru_cache(maxsize=1 << 15)
-def _cut(run: str) -> tuple[str, ...]:
-    """The tokens kept of a run of Chinese characters. Cached: most runs of a site's link
-    texts recur (nine in ten on the handbook, more on the Python docs), and a third of
-    its pages' runs; ``add_terms`` empties the cache, as the cut may change."""
-    return tuple(filter(None, map(_keep, _segmented(_simplified_run(run)))))
-
-
-def _segmented(run: str) -> list[str]:
-    """jieba's words of a run, in lower case. The run's Latin letters are cut in capitals,
-    as jieba's dictionary and :func:`add_terms` write them. A cut inside a Latin word
-    (S|IP电话, VO|IP电话, IPA|D版: a dictionary word took the end of a longer one) is
-    undone: the letters are read by themselves, and the Chinese around them, as before."""
-    words = [word.lower() for word in _jieba().lcut(run.upper(), HMM=False)]
-    end = 0
-    for word in words[:-1]:
-        end += len(word)
-        if _LATIN_PAIR.match(run, end - 1):
-            return [
-                piece
-                for part in _LATIN_OR_HAN.findall(run)
-                for piece in ([part] if part[0].isascii() else _jieba().lcut(part, HMM=False))
-            ]
-    return words
-
-
-@functools.lru_cache(maxsize=200_000)
-def subwords(token: str) -> tuple[str, ...]:
-    """Dictionary words inside a longer Chinese word (足球 and 比赛 in 足球比赛),
-    as jieba's search mode finds them, and the Latin word of one that has both (ip in
-    ip地址), so a keyword matches inside compounds."""
-    if len(token) < 3 or token.isascii():
-        return ()
-    # Only a word jieba made of Latin letters and Chinese (ip地址): not café's "caf".
-    latin = tuple(filter(None, map(_keep, _LATIN_WORD.findall(token)))) if has_han(token) else ()
-    return latin + tuple(
-        gram
-        for size in (2, 3)
-        if size < len(token)
-        for i in range(len(token) - size + 1)
-        if _jieba().get_FREQ(gram := token[i : i + size]) and gram not in STOPWORDS
-    )
-
-
-def normalize_term(term: str) -> str:
-    """A keyword term as the tokenizer sees it: its tokens joined by single spaces."""
-    term = _SPACES.sub(" ", term.strip())
-    add_terms([term])
-    return " ".join(tokenize(term))
-
-
-def add_terms(terms: Iterable[str]) -> None:
-    """Teach jieba the keyword terms so that it never splits them."""
-    for term in terms:
-        for run in _RUNS.finditer(term.lower()):
-            if run.lastgroup == "han":
-                word = _simplified_run(run.group()).upper()
-                _jieba().add_word(word, freq=max(_jieba().get_FREQ(word) or 0, 2000))
-    _cut.cache_clear()
-
-
-def _percent_references(error: UnicodeEncodeError) -> tuple[str, int]:
-    chars = error.object[error.start : error.end]
-    return "".join(f"%26%23{ord(char)}%3B" for char in chars), error.end
-
-
-codecs.register_error(_URL_REFERENCES, _percent_references)
-
-
-def link_url(href: str, base_url: str, encoding: str = "utf-8") -> str | None:
-    """The absolute URL an ``href`` points to, without its fragment, default port, session
-    id and tracking parameters (:func:`~topicspider.urlpatterns.without_session`), read and
-    percent-encoded as browsers do (backslashes before the query are slashes; the host in
-    lower case, as Scrapy's requests have it; path in UTF-8, query in the page's encoding);
-    None for a bogus one."""
-    href = strip_html5_whitespace(href)
-    if "\\" in href:
-        path = _BEFORE_QUERY.match(href).group()
-        href = path.replace("\\", "/") + href[len(path) :]
-    try:
-        url = urljoin(base_url, href).split("#", 1)[0]
-        if not _SAFE_URL.fullmatch(url):
-            url = _percent_encoded(url, encoding)
-        if (host := _HOST.match(url)) and host[1] != host[1].lower():
-            url = url[: host.start(1)] + host[1].lower() + url[host.end(1) :]
-        if port := _DEFAULT_PORT.match(url):
-            start, end = port.span(port.lastindex)
-            url = url[:start] + url[end:]
-        return without_session(url)
-    except ValueError:
-        return None
-
-
-def _percent_encoded(url: str, encoding: str) -> str:
-    """The URL as browsers send it: a query in the page's encoding, with references to the
-    characters it lacks, or in UTF-8 if the page is in UTF-16 or UTF-32."""
-    if codecs.lookup(encoding).name.startswith(("utf-16", "utf-32")):
-        encoding = "utf-8"
-    path, mark, query = url.partition("?")
-    if not query.isascii():
-        url = path + mark + query.encode(encoding, _URL_REFERENCES).decode(encoding)
-    return safe_url_string(url, encoding)
-
-
-def _unquoted(part: str, encoding: str) -> str:
-    raw = unquote_to_bytes(part)
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return raw.decode(encoding, errors="replace")
-
-
-def url_words(url: str, encoding: str = "utf-8") -> str:
-    """Words in a URL's host-less path and query, for scoring links by their address.
-
-    A browser sends a link's path in UTF-8 and its query in the page's ``encoding``
-    (:func:`link_url` writes them so): a GBK page's ``?tag=足球`` is ``%D7%E3%C7%F2``.
-    A query or path that is not UTF-8 is read in the page's encoding: a GBK site's own
-    links are often written so already (``/%D7%E3%C7%F2/1.html``, its ``/足球/``)."""
-    parts = urlsplit(url)
-    raw = f"{_unquoted(parts.path, encoding)} {_unquoted(parts.query, encoding)}"
-    return " ".join(w for w in _URL_SPLIT.split(raw) if w and w.lower() not in _URL_NOISE)
 
 
 def parse_html(markup: str | bytes) -> etree._Element:
@@ -1100,9 +720,9 @@ def extract_page(
     page_url: str | None = None,
 ) -> PageText:
     """Title, visible body text (capped) and every link, in page order, keyed by its URL
-    (see :func:`link_url`; ``encoding`` is the page's; ``page_url`` its address, if a
-    ``<base href>`` made ``base_url`` another). With a ``memory``, link regions another
-    page had too are left out of the text (see :class:`RegionMemory`).
+    (see :func:`~topicspider.urls.link_url`; ``encoding`` is the page's; ``page_url`` its
+    address, if a ``<base href>`` made ``base_url`` another). With a ``memory``, link
+    regions another page had too are left out of the text (see :class:`RegionMemory`).
 
     ``main`` is the body text without the blocks that are mostly links to other pages
     (related stories, a hot list, tags, a breadcrumb): a story republished in another
