@@ -4,8 +4,9 @@ would harvest with the same budget.
 Such a crawler fetches a labelled page as soon as one is linked from a page it has, and
 otherwise the shortest way to the nearest labelled page. The links are the ones the crawler
 follows, found by its own analyzer in the site's files (same host, no binary files, no
-translations, no noise URLs, none its ``robots.txt`` forbids), so the ceiling is reachable
-by the rules the crawl keeps.
+translations, no noise URLs, none its ``robots.txt`` forbids), with those the site's
+scripts write (``TOPIC_SCRIPT_LINKS``), so the ceiling is reachable by the rules the crawl
+keeps; a script costs it no fetch.
 Taking the nearest page each time is a greedy choice: on a graph where a longer way leads
 to more labelled pages it falls short of the true best, never above it.
 """
@@ -18,8 +19,9 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 from protego import Protego
 
-from topicspider.analysis import Analyzer
+from topicspider.analysis import Analyzer, ScoredLink
 from topicspider.keywords import KeywordVector
+from topicspider.scripts import script_html, script_text, written_page
 
 #: Where the pages are taken to be: the analyzer needs absolute URLs.
 BASE = "http://127.0.0.1"
@@ -32,7 +34,7 @@ class LinkGraph:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root).resolve()
-        self.analyzer = Analyzer(KeywordVector({"ceiling": 1.0}), fingerprints=False)
+        self.analyzer = Analyzer(KeywordVector({"ceiling": 1.0}), fingerprints=False, scripts=True)
         robots = self.root / "robots.txt"
         self.robots = (
             Protego.parse(robots.read_text("utf-8", "replace")) if robots.is_file() else None
@@ -51,14 +53,28 @@ class LinkGraph:
             return ()
         url = urljoin(BASE, path)
         page = self.analyzer.analyze(url, file.read_bytes(), "text/html", ("127.0.0.1",))
+        links = list(page.links)
+        for script in page.scripts:
+            links += self._written(url, page.base_url, page.charset, script)
         found = (
             urlsplit(link.url).path
-            for link in page.links
+            for link in links
             if not link.translation
             and not link.noise
             and (self.robots is None or self.robots.can_fetch(link.url, AGENT))
         )
         return tuple(dict.fromkeys(p for p in found if p != path))
+
+    def _written(self, url: str, base: str, charset: str, script: str) -> list[ScoredLink]:
+        """The links a script of the page at ``url`` writes, as the spider reads them."""
+        file = self.root.joinpath(*PurePosixPath(unquote(urlsplit(script).path)).parts[1:])
+        if not file.is_file():
+            return []
+        html = script_html(script_text(file.read_bytes(), "", charset))
+        if not html:
+            return []
+        page = written_page(html, base, charset)
+        return self.analyzer.analyze(url, page, "text/html", ("127.0.0.1",)).links
 
     def _file(self, path: str) -> Path | None:
         """The HTML file the eval's server answers ``path`` with, as ``demo.server`` finds it."""

@@ -131,7 +131,7 @@ def evaluate(
 ) -> Result:
     on_topic_paths = set(labels["topics"][topic])
     pages = crawl(base, labels["seed"], keywords, strategy, budget, settings)
-    hits = [urlsplit(page["url"]).path in on_topic_paths for page in pages]
+    hits = first_hits([urlsplit(page["url"]).path for page in pages], on_topic_paths)
     curve = harvest_curve(hits)
     stored = [hit for page, hit in zip(pages, hits, strict=True) if page["accepted"]]
     return Result(
@@ -150,6 +150,17 @@ def evaluate(
         ceiling=best,
         variant=variant,
     )
+
+
+def first_hits(paths: list[str], on_topic: set[str]) -> list[bool]:
+    """Which fetches are of a labelled page not fetched before: one at two addresses (a
+    query parameter the site adds in some links, ``?DbPAR=CALC``) counts once."""
+    seen: set[str] = set()
+    hits = []
+    for path in paths:
+        hits.append(path in on_topic and path not in seen)
+        seen.add(path)
+    return hits
 
 
 def harvest_curve(hits: list[bool]) -> list[float]:

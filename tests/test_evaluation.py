@@ -15,6 +15,7 @@ from evaluation.plot import plot, recall_curve
 from evaluation.run import (
     Result,
     ceiling_curve,
+    first_hits,
     main,
     parse_variant,
     parse_variants,
@@ -294,6 +295,32 @@ def test_the_ceiling_follows_only_the_links_the_crawler_follows(tmp_path):
         "/index.html",
         "/open.html",
     ]
+
+
+def test_the_ceiling_follows_the_links_the_sites_scripts_write(tmp_path):
+    """As the crawl does (``TOPIC_SCRIPT_LINKS``): a contents tree a script writes, and a
+    menu an inline script writes."""
+    write_pages(
+        tmp_path,
+        {
+            "/index.html": (
+                '<script src="/toc.js"></script>'
+                "<script>document.write('<a href=\"/b.html\">b</a>');</script>"
+            ),
+            "/a.html": "",
+            "/b.html": "",
+        },
+    )
+    (tmp_path / "toc.js").write_text("""menu.innerHTML = '<ul><li><a href="a.html">a</a></ul>';""")
+    order = best_order(LinkGraph(tmp_path), "/index.html", {"/a.html", "/b.html"}, 50)
+    assert order == ["/index.html", "/b.html", "/a.html"]
+
+
+def test_a_labelled_page_fetched_again_at_another_address_counts_once():
+    """LibreOffice's contents tree links ``datapilot.html?DbPAR=CALC``, its pages
+    ``datapilot.html``: the crawl may fetch both, and has found one page."""
+    paths = ["/", "/a.html", "/a.html", "/b.html", "/a.html"]
+    assert first_hits(paths, {"/a.html", "/b.html"}) == [False, True, False, True, False]
 
 
 def test_the_ceiling_of_the_demo_site_reaches_every_football_page(site):

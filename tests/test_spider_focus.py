@@ -733,3 +733,43 @@ def test_a_page_that_says_what_the_page_linking_to_it_said_sends_no_link(
     assert numbers == list(range(1, 8))
     assert "'topic/parent_copy': 5," in result.log
     assert "'finish_reason': 'finished'" in result.log  # out of links before the budget
+
+
+@pytest.fixture(scope="module")
+def scripted_site(tmp_path_factory):
+    """A GBK site whose only table of contents is written by a script every page loads (as
+    LibreOffice's help writes its own), and whose front page's one link an inline script
+    writes."""
+    root = tmp_path_factory.mktemp("scripted-site")
+    (root / "js").mkdir()
+    (root / "football").mkdir()
+    head = '<script src="/js/contents.js"></script><script src="/js/stats.js"></script>'
+    inline = "<script>document.write('<p><a href=\"/news.html\">足球新闻</a></p>');</script>"
+    front = page("生活网", f'{inline}<p>欢迎访问生活网。</p><div id="Contents"></div>')
+    write_gbk(root / "index.html", front.replace("<title>", f"{head}<title>"))
+    contents = (
+        'document.getElementById("Contents").innerHTML=\'\\\n'
+        '<ul><li><a href="football/1.html">足球比赛报道</a></li>\\\n'
+        '<li><a href="football/2.html">联赛足球比赛回顾</a></li></ul>\';\n'
+    )
+    (root / "js" / "contents.js").write_bytes(contents.encode("gbk"))
+    (root / "js" / "stats.js").write_text("var visits = 0; function count() { visits++; }")
+    for name, report in (("football/1.html", ARTICLE), ("football/2.html", REPORT + ARTICLE)):
+        write_gbk(root / name, page("足球比赛", report).replace("<title>", f"{head}<title>"))
+    write_gbk(root / "news.html", page("足球新闻", REPORT * 3).replace("<title>", f"{head}<title>"))
+    yield from served(root)
+
+
+def test_the_links_a_sites_scripts_write_are_followed(scripted_site, tmp_path):
+    result = crawl(f"{scripted_site}/index.html", tmp_path)
+    assert sorted(result.stored) == ["/football/1.html", "/football/2.html", "/news.html"]
+    # The site's scripts once each, once a second page loaded them, and never as pages.
+    assert "'topic/script/requested': 2" in result.log
+    assert "'topic/script/no_links': 1" in result.log  # stats.js
+    assert not [path for path in result.fetched if path.endswith(".js")]
+
+
+def test_without_script_links_only_the_pages_markup_is_read(scripted_site, tmp_path):
+    result = crawl(f"{scripted_site}/index.html", tmp_path, "TOPIC_SCRIPT_LINKS=False")
+    assert result.fetched == ["/index.html"]
+    assert "topic/script" not in result.log

@@ -28,6 +28,7 @@ from topicspider.frames import serve
 from topicspider.keywords import KeywordVector
 from topicspider.relevance import Relevance, link_text
 from topicspider.robotsmeta import meta_directives
+from topicspider.scripts import page_scripts, write_inline
 from topicspider.simhash import simhash
 from topicspider.text import LinkContext, PageText, RegionMemory, extract_page, parse_html
 from topicspider.tokens import tokenize
@@ -89,6 +90,10 @@ class PageAnalysis:
     #: The other address its ``<link rel="canonical">`` or ``Link`` header names
     #: (:mod:`topicspider.canonical`).
     canonical: str | None = None
+    #: The site's own scripts the page loads, which may write links into it
+    #: (:mod:`topicspider.scripts`), and the address their links start from.
+    scripts: tuple[str, ...] = ()
+    base_url: str = ""
 
 
 class Analyzer:
@@ -113,10 +118,12 @@ class Analyzer:
         deny: str | None = None,
         robots_agents: tuple[str, ...] = (),
         binary_extensions: frozenset[str] | None = None,
+        scripts: bool = False,
     ) -> None:
         """``robots_agents``: the ``<meta name>`` values whose robots directives apply
         (none: not looked for). ``binary_extensions``: the file extensions of links not
-        followed (none given: Scrapy's ``IGNORED_EXTENSIONS``)."""
+        followed (none given: Scrapy's ``IGNORED_EXTENSIONS``). ``scripts``: read the links
+        the page's inline scripts write, and name the site's scripts it loads."""
         self.relevance = Relevance(keywords, title_weight=title_weight, weighting=weighting)
         self.context_chars = context_chars
         self.max_chars = max_chars
@@ -128,6 +135,7 @@ class Analyzer:
         self.allow = re.compile(allow) if allow else None
         self.deny = re.compile(deny) if deny else None
         self.robots_agents = robots_agents
+        self.scripts = scripts
         self.binary_extensions = (
             _scrapy_binary_extensions() if binary_extensions is None else binary_extensions
         )
@@ -161,6 +169,7 @@ class Analyzer:
                 else ()
             ),
             "binary_extensions": _scrapy_binary_extensions(),
+            "scripts": settings.getbool("TOPIC_SCRIPT_LINKS"),
         }
 
     def analyze(
@@ -182,6 +191,8 @@ class Analyzer:
             self._url_facts.cache_clear()
         charset = detect_encoding(body, content_type)
         root = parse_html(to_text(body, charset))
+        if self.scripts:
+            write_inline(root)
         base_url = _base_url(root, url, charset)
         page = extract_page(
             root,
@@ -229,7 +240,17 @@ class Analyzer:
             topical_link_share=_topical_share(links),
             robots=meta_directives(root, self.robots_agents),
             canonical=self._canonical(root, base_url, url, charset, header_canonicals),
+            scripts=self._scripts(root, url, base_url, charset),
+            base_url=base_url,
         )
+
+    def _scripts(self, root: Any, url: str, base_url: str, charset: str) -> tuple[str, ...]:
+        """The scripts the page loads from the crawl's sites, or from its own host when the
+        crawl keeps to none."""
+        if not self.scripts:
+            return ()
+        hosts = self.domains or (urlsplit(url).hostname or "",)
+        return page_scripts(root, base_url, charset, hosts)
 
     @staticmethod
     def _fingerprint(page: PageText, tokens: list[str]) -> int:

@@ -66,6 +66,10 @@ TOPIC_BARREN_SIBLINGS = 10
 # Follow links to the page itself in another language (marked with hreflang, or a switcher
 # of its address with other language codes): off, the crawl stays in the seeds' language.
 TOPIC_FOLLOW_TRANSLATIONS = False
+# Read the links a page's scripts write (document.write, a contents tree filled by a script
+# every page loads): inline scripts as the page is read; the site's own script files fetched
+# once each, before other links, their links followed as the page's.
+TOPIC_SCRIPT_LINKS = True
 # An accepted page whose SimHash is within this many bits (of 64) of a stored page's is
 # not stored again (-1: off).
 TOPIC_DUPLICATE_DISTANCE = 3

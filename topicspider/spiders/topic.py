@@ -56,6 +56,7 @@ from topicspider.relevance import (
 )
 from topicspider.robotsmeta import NOFOLLOW, NOINDEX, header_directives
 from topicspider.scheduler import check_frontier
+from topicspider.scripts import SiteScripts, script_html, script_text, written_page
 from topicspider.seeds import SEEDS_FAILED_REASON, load_seeds, start_urls
 from topicspider.sentlinks import SentLinks, make_room
 from topicspider.settingtypes import check_types
@@ -69,7 +70,7 @@ from topicspider.urlpatterns import PatternStats, template, without_session
 from topicspider.workers import AnalysisFailed, AnalysisPool
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Iterator
+    from collections.abc import AsyncIterator, Iterable, Iterator
 
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
@@ -79,6 +80,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 TUNNEL_KEY = "topic_tunnel"
+#: In a script's request: the page that loads it (see ``TopicSpider.parse_script``).
+SCRIPT_KEY = "topic_script"
 LINEAGE_KEY = "topic_lineage"
 #: The link-score terms a request was scored with, for adaptive strategies to learn from.
 FEATURES_KEY = "topic_features"
@@ -154,6 +157,16 @@ def _handed_over(
 
 #: Spider arguments besides the spider's own that Scrapy takes as the spider's attributes.
 _ATTRIBUTES = frozenset({"user_agent"})
+
+
+class _Origin(NamedTuple):
+    """The page links come from: from its markup, or from a script it loads."""
+
+    url: str
+    depth: int
+    tunnel: int  # irrelevant pages in a row, this one included
+    lineage: float
+    fingerprint: int  # of its main text, for a link's page to be compared with
 
 
 class _Verdict(NamedTuple):
@@ -311,6 +324,8 @@ class TopicSpider(Spider):
         self.list_link_ratio = settings.getfloat("TOPIC_LIST_LINK_RATIO")
         self.drop_noise_urls = settings.getbool("TOPIC_DROP_NOISE_URLS")
         self.follow_translations = settings.getbool("TOPIC_FOLLOW_TRANSLATIONS")
+        self.script_links = settings.getbool("TOPIC_SCRIPT_LINKS")
+        self.scripts = SiteScripts(REMEMBERED)
         # The name robots tags and headers address this crawler by, if they are obeyed.
         self.robots_agent = (
             settings.get("BOT_NAME") if settings.getbool("TOPIC_OBEY_ROBOTS_META") else None
@@ -689,15 +704,28 @@ class TopicSpider(Spider):
         copy = self._copies_parent(response, page)
         if copy:
             stats.inc_value("topic/parent_copy")
-        follows = NOFOLLOW not in verdict.robots and not copy
-        scored = self._score_links(response.url, page, depth, lineage) if follows else []
+        origin = _Origin(response.url, depth, tunnel, lineage, page.fingerprint)
+        if NOFOLLOW in verdict.robots or copy:
+            yield from self._requests(origin, (), verdict.entries)
+            return
+        yield from self._script_requests(origin, page)
+        yield from self._requests(origin, page.links, verdict.entries)
+
+    def _requests(
+        self, origin: _Origin, found: Iterable[ScoredLink], entries: frozenset[str]
+    ) -> Iterator[Request]:
+        """Requests for the links found on ``origin`` that are new or score better than
+        when sent; all of them reported in ``links_discovered``."""
+        stats = self.crawler.stats
+        depth, tunnel, lineage = origin.depth, origin.tunnel, origin.lineage
+        closed = tunnel > self.tunnel_depth
         links = [
             (score, features, link, not closed or link.anchor > 0)
-            for score, features, link in scored
+            for score, features, link in self._score_links(origin.url, found, depth, lineage)
         ]
         self.crawler.signals.send_catch_log(
             links_discovered,
-            page_url=without_session(response.url),  # as the page's item, and its row, have it
+            page_url=without_session(origin.url),  # as the page's item, and its row, have it
             links=[
                 {"url": link.url, "anchor": link.text, "score": score, "followed": follow}
                 for score, _, link, follow in links
@@ -716,12 +744,12 @@ class TopicSpider(Spider):
                 SCORE_KEY: score,
                 TUNNEL_KEY: tunnel,
                 LINEAGE_KEY: lineage,
-                PARENT_KEY: response.url,
+                PARENT_KEY: origin.url,
                 FEATURES_KEY: features,
             }
-            if page.fingerprint:
-                meta[PARENT_TEXT_KEY] = page.fingerprint
-            if link.url in verdict.entries:
+            if origin.fingerprint:
+                meta[PARENT_TEXT_KEY] = origin.fingerprint
+            if link.url in entries:
                 meta[LISTED_KEY] = True
             if not follow:
                 reserved += 1
@@ -731,6 +759,55 @@ class TopicSpider(Spider):
             stats.inc_value("topic/links_known", known)
         if reserved:
             stats.inc_value("topic/reserved", reserved)
+
+    def _script_requests(self, origin: _Origin, page: PageAnalysis) -> Iterator[Request]:
+        """Requests for the site's scripts the page loads (:class:`SiteScripts`), each once,
+        before any link: what they write is the page's (a help system's whole table of
+        contents)."""
+        if not self.script_links:
+            return
+        for url in page.scripts:
+            if not self.scripts.shared(url):
+                continue
+            if self.scripts.is_barren(url):
+                self.crawler.stats.inc_value("topic/script/barren")
+                continue
+            self.crawler.stats.inc_value("topic/script/requested")
+            script = {"origin": origin, "base": page.base_url, "charset": page.charset}
+            yield Request(
+                url,
+                callback=self.parse_script,
+                errback=self.script_failed,
+                meta={SCORE_KEY: SEED_SCORE, SCRIPT_KEY: script},
+            )
+
+    async def parse_script(self, response: Any) -> Iterator[Request]:
+        """Requests for the links a script writes, scored and followed as links of the page
+        that loads it. The script is read in its declared charset, else in the page's."""
+        script = response.meta[SCRIPT_KEY]
+        html = script_html(script_text(response.body, content_type(response), script["charset"]))
+        self.scripts.record(response.url, bool(html))
+        if not html:
+            self.crawler.stats.inc_value("topic/script/no_links")
+            return _handed_over(response.request, [])
+        try:
+            written = await self.analysis.analyze(
+                script["origin"].url,
+                written_page(html, script["base"], script["charset"]),
+                "text/html",
+                tuple(getattr(self, "allowed_domains", None) or ()),
+            )
+        except AnalysisFailed as error:
+            logger.error("Could not read the links of %s: %s", response.url, error)
+            return _handed_over(response.request, [])
+        self.crawler.stats.inc_value("topic/script/links", len(written.links))
+        requests = self._requests(script["origin"], written.links, frozenset())
+        return _handed_over(response.request, list(requests))
+
+    def script_failed(self, failure: Failure) -> None:
+        """A script that could not be had writes no links: counted, not logged as a page."""
+        self.scripts.record(failure.request.url, False)  # type: ignore[attr-defined]
+        self.crawler.stats.inc_value("topic/script/failed")
 
     def _listed(self, response: TextResponse) -> bool:
         """Whether a list of the topic names the page: one this spider judged, or one that
@@ -817,12 +894,12 @@ class TopicSpider(Spider):
         return original != url
 
     def _score_links(
-        self, url: str, page: PageAnalysis, depth: int, lineage: float
+        self, url: str, page_links: Iterable[ScoredLink], depth: int, lineage: float
     ) -> list[tuple[float, tuple[float, ...], ScoredLink]]:
         """The page's links the crawl may follow, with their scores and score terms, best
         first: the engine may start downloading the first requests before the last are queued."""
         links = []
-        for found in page.links:
+        for found in page_links:
             url = self.dropped_parameters.address(found.url)
             link = found if url == found.url else replace(found, url=url)
             if link.url in self.canonicals:

@@ -1,0 +1,119 @@
+from topicspider.analysis import Analyzer
+from topicspider.keywords import KeywordVector
+from topicspider.scripts import SiteScripts, page_scripts, script_html, script_text, written_page
+from topicspider.text import extract_page, parse_html
+
+#: LibreOffice's help fills its empty contents ``div`` so, a line continued by each ``\``.
+CONTENTS_JS = """document.getElementById("Contents").innerHTML='\\
+    <ul><li><input type="checkbox" id="03"><label for="03">电子表格 (Calc)</label><ul>\\
+    <li><a target="_top" href="text/scalc/datapilot.html?DbPAR=CALC">数据透视表</a></li>\\
+    <li><a target="_top" href="text/scalc/print.html?DbPAR=CALC">打印工作表</a></li>\\
+    </ul></li></ul>\\
+';
+"""
+
+
+def test_the_links_a_script_writes_are_read_from_its_strings():
+    html = script_html(CONTENTS_JS)
+    links = extract_page(parse_html(f"<html><body>{html}</body></html>"), "http://127.0.0.1/")
+    assert {link.anchor for link in links.links.values()} == {"数据透视表", "打印工作表"}
+    assert "http://127.0.0.1/text/scalc/datapilot.html?DbPAR=CALC" in links.links
+
+
+def test_escapes_in_a_script_are_the_characters_they_stand_for():
+    script = r"""document.write("<a href=\"/\u8db3\u7403.html\">\u{8db3}\x41</a>");"""
+    assert script_html(script) == '<a href="/足球.html">足A</a>'
+
+
+def test_a_script_that_writes_no_link_writes_nothing():
+    assert script_html("var menu = '<b>菜单</b>'; x = a < b ? 'x' : \"y\";") == ""
+    assert script_html("") == ""
+
+
+def test_a_link_built_from_data_is_no_link():
+    """Its literals join to an empty address, which from a page's ``<base>`` would be the
+    site's front page."""
+    script = "html += '<li><a href=\"' + item.url + '\">' + item.title + '</a></li>';"
+    assert script_html(script) == ""
+    both = script + " menu = '<a href=\"/football/\">足球</a>';"
+    assert script_html(both) == '<li><a></a></li><a href="/football/">足球</a>'
+
+
+def test_inline_document_write_puts_its_links_where_the_script_is():
+    html = (
+        '<html><body><p>本站导航</p><script>document.write(\'<p><a href="/football/">'
+        "足球新闻</a></p>');</script><p>页脚</p></body></html>"
+    )
+    analyzer = Analyzer(KeywordVector({"足球": 1.0}), scripts=True)
+    page = analyzer.analyze("http://127.0.0.1/", html.encode(), "text/html; charset=utf-8")
+    assert [link.url for link in page.links] == ["http://127.0.0.1/football/"]
+    assert page.links[0].anchor > 0
+    plain = Analyzer(KeywordVector({"足球": 1.0}))
+    assert plain.analyze("http://127.0.0.1/", html.encode(), "text/html").links == []
+
+
+def test_a_page_names_the_scripts_it_loads_from_the_crawls_sites_only():
+    html = (
+        '<html><head><base href="http://127.0.0.1/help/">'
+        '<script src="contents.js"></script><script src="/js/menu.js?v=3"></script>'
+        '<script src="https://cdn.example.com/jquery.js"></script>'
+        '<script src="data.json"></script><script type="text/template" src="t.js"></script>'
+        "</head><body></body></html>"
+    )
+    scripts = page_scripts(parse_html(html), "http://127.0.0.1/help/", "utf-8", ("127.0.0.1",))
+    assert scripts == ("http://127.0.0.1/help/contents.js", "http://127.0.0.1/js/menu.js?v=3")
+
+
+def test_the_analyzer_names_the_scripts_and_the_base_their_links_start_from():
+    html = '<html><head><base href="../"><script src="c.js"></script></head><body></body></html>'
+    analyzer = Analyzer(KeywordVector({"足球": 1.0}), scripts=True)
+    page = analyzer.analyze("http://127.0.0.1/a/b.html", html.encode(), "text/html")
+    assert page.scripts == ("http://127.0.0.1/c.js",)
+    assert page.base_url == "http://127.0.0.1/"
+    assert (
+        Analyzer(KeywordVector({"足球": 1.0}))
+        .analyze("http://127.0.0.1/a/b.html", html.encode(), "text/html")
+        .scripts
+        == ()
+    )
+
+
+def test_a_script_is_read_in_its_declared_charset_else_in_its_pages():
+    gbk = "document.write('<a href=\"/1.html\">足球</a>');".encode("gbk")
+    assert "足球" in script_text(gbk, "application/javascript", "gb18030")
+    assert "足球" in script_text(gbk, "text/javascript; charset=gbk", "utf-8")
+    assert script_text(b"<html><body>Not Found</body></html>", "text/html", "utf-8") == ""
+
+
+def test_what_a_script_writes_is_read_as_its_page_reads_its_links():
+    """From the page's base address, a query in the page's charset."""
+    html = '<a href="s?q=足球">足球</a>'
+    analyzer = Analyzer(KeywordVector({"足球": 1.0}))
+    page = analyzer.analyze(
+        "http://127.0.0.1/x/y.html",
+        written_page(html, "http://127.0.0.1/x/", "gb18030"),
+        "text/html",
+    )
+    assert [link.url for link in page.links] == ["http://127.0.0.1/x/s?q=%D7%E3%C7%F2"]
+
+
+def test_a_script_is_the_sites_when_a_second_page_loads_it():
+    scripts = SiteScripts(100)
+    assert not scripts.shared("http://127.0.0.1/js/contents.js")
+    assert scripts.shared("http://127.0.0.1/js/contents.js")
+    assert not scripts.shared("http://127.0.0.1/js/contents.js")  # fetched once
+    assert not scripts.shared("http://127.0.0.1/implementors/trait.Try.js")
+
+
+def test_a_script_name_that_wrote_no_link_is_barren_unless_another_copy_did():
+    scripts = SiteScripts(100)
+    assert not scripts.is_barren("http://127.0.0.1/core/sidebar-items.js")
+    scripts.record("http://127.0.0.1/std/sidebar-items.js", False)
+    assert scripts.is_barren("http://127.0.0.1/core/sidebar-items.js")
+    assert not scripts.is_barren("http://127.0.0.1/core/contents.js")
+    # Digits are one: versioned names are one script.
+    scripts.record("http://127.0.0.1/a/menu-1.js", False)
+    assert scripts.is_barren("http://127.0.0.1/c/menu-333.js")
+    scripts.record("http://127.0.0.1/a/toc.js", True)
+    scripts.record("http://127.0.0.1/b/toc.js", False)
+    assert not scripts.is_barren("http://127.0.0.1/d/toc.js")
