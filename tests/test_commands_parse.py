@@ -7,8 +7,12 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests import test_spider_focus
 from tests.test_commands_fetch import NO_REDIS
 from tests.test_spider import scrapy
+
+#: A front page whose one menu a script writes (a fixture of the spider's tests).
+nav_script_site = test_spider_focus.nav_script_site
 
 
 def test_parse_shows_the_item_and_the_scored_links_and_stores_nothing(site, site_url, tmp_path):
@@ -74,3 +78,29 @@ def test_a_keyword_file_that_reads_as_chinese_in_gbk_too_is_said_as_it_starts(si
         f"WARNING: {keywords}: read as UTF-8; in GBK it says '医学 3': if it is GBK, save it"
         " as UTF-8; if it is UTF-8, save it with a byte order mark\n"
     ) in result.stderr
+
+
+def test_parse_shows_every_level_of_a_deeper_parse_and_the_scripts_it_would_read(
+    nav_script_site, tmp_path
+):
+    """With ``-v`` the requests of each level are shown once each; before, the second level
+    failed on the first's (``AttributeError``). A script is shown as one."""
+    result = scrapy(
+        "parse",
+        "--spider",
+        "topic",
+        "-a",
+        "keywords=足球:3",
+        "--depth",
+        "2",
+        "-v",
+        "-s",
+        f"TOPIC_PAGES_DIR={tmp_path / 'pages'}",
+        "-s",
+        NO_REDIS,
+        f"{nav_script_site}/",
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Traceback" not in result.stderr
+    assert f"<script GET {nav_script_site}/js/nav.js>" in result.stdout
+    assert re.search(rf"<\d\.\d{{3}} GET {nav_script_site}/news/football\.html>", result.stdout)

@@ -763,7 +763,7 @@ def scripted_site(tmp_path_factory):
 def test_the_links_a_sites_scripts_write_are_followed(scripted_site, tmp_path):
     result = crawl(f"{scripted_site}/index.html", tmp_path)
     assert sorted(result.stored) == ["/football/1.html", "/football/2.html", "/news.html"]
-    # The site's scripts once each, once a second page loaded them, and never as pages.
+    # The seed's scripts once each, and never as pages.
     assert "'topic/script/requested': 2" in result.log
     assert "'topic/script/no_links': 1" in result.log  # stats.js
     assert not [path for path in result.fetched if path.endswith(".js")]
@@ -773,3 +773,32 @@ def test_without_script_links_only_the_pages_markup_is_read(scripted_site, tmp_p
     result = crawl(f"{scripted_site}/index.html", tmp_path, "TOPIC_SCRIPT_LINKS=False")
     assert result.fetched == ["/index.html"]
     assert "topic/script" not in result.log
+
+
+@pytest.fixture(scope="module")
+def nav_script_site(tmp_path_factory):
+    """An old portal's front page whose one menu a GBK script writes, and no other link."""
+    root = tmp_path_factory.mktemp("nav-script-site")
+    (root / "js").mkdir()
+    (root / "news").mkdir()
+    front = page("生活网", '<p>欢迎访问生活网。</p><script src="/js/nav.js"></script>')
+    write_gbk(root / "index.html", front)
+    nav = "document.write(\"<a href='/news/football.html'>足球新闻</a> | <a href='/'>首页</a>\");"
+    (root / "js" / "nav.js").write_bytes(nav.encode("gbk"))
+    write_gbk(root / "news" / "football.html", page("足球新闻", REPORT * 3))
+    yield from served(root)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [(), ("DEPTH_LIMIT=1",), ("TOPIC_MAX_PAGES_PER_HOST=2",)],
+    ids=["defaults", "depth-limit-1", "two-pages-a-host"],
+)
+def test_a_seeds_script_menu_is_followed_one_click_from_the_seed(
+    nav_script_site, tmp_path, settings
+):
+    """The seed's script is the site's though no other page loads it; its links are the
+    seed's, one click deep, and the script is no page of the host's."""
+    result = crawl(f"{nav_script_site}/", tmp_path, *settings)
+    assert result.fetched == ["/", "/news/football.html"]
+    assert result.stored == ["/news/football.html"]

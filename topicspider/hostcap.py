@@ -15,6 +15,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from topicspider.redis.connection import UNAVAILABLE, Outage, get_client, key_prefix
 from topicspider.redis.scripts import GIVE_BACK_HOST_PAGE, GONE, TAKE_HOST_PAGE
 from topicspider.robots import is_robots_txt
+from topicspider.scripts import SCRIPT_KEY
 
 if TYPE_CHECKING:
     from typing import Self
@@ -45,9 +46,11 @@ class HostPageCapMiddleware:
     does not count and the request that follows it does, and before the HTTP cache, so a
     cached page counts. A request that carries the count of the download it follows (a
     retry, the address a page's ``<meta refresh>`` sends to on the same host) is not counted
-    again: the chain is one page. robots.txt does not count. With ``JOBDIR`` the counts resume. In a
-    distributed crawl (``REDIS_URL``) the workers share the counts in Redis (``P:host_pages``,
-    see :mod:`topicspider.redis.scripts`); while Redis is away a worker counts on its own.
+    again: the chain is one page. robots.txt does not count, nor does a script whose links
+    the crawl reads (:mod:`topicspider.scripts`): neither is a page. With ``JOBDIR`` the
+    counts resume. In a distributed crawl (``REDIS_URL``) the workers share the counts in
+    Redis (``P:host_pages``, see :mod:`topicspider.redis.scripts`); while Redis is away a
+    worker counts on its own.
     """
 
     def __init__(self, crawler: Crawler, cap: int, server: Redis | None = None) -> None:
@@ -82,7 +85,7 @@ class HostPageCapMiddleware:
             self.downloads = state.setdefault("host_downloads", self.downloads)
 
     def process_request(self, request: Request) -> None:
-        if is_robots_txt(request):
+        if is_robots_txt(request) or SCRIPT_KEY in request.meta:
             return
         host = urlparse_cached(request).hostname or ""
         if previous := request.meta.get(COUNTED_KEY):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections import Counter
 from html import escape
 from urllib.parse import urljoin, urlsplit
 
@@ -22,6 +23,7 @@ from topicspider.sentlinks import make_room
 from topicspider.text import parse_html
 
 __all__ = [
+    "SCRIPT_KEY",
     "SiteScripts",
     "page_scripts",
     "script_html",
@@ -35,6 +37,10 @@ __all__ = [
 MAX_SCRIPT_CHARS = 2_000_000
 #: A script this many pages load is the site's (see :class:`SiteScripts`).
 SHARED_BY = 2
+#: A script name whose copies wrote no link (or could not be had) this many times is barren.
+BARREN_COPIES = 2
+#: In a script's request: the page that loads it.
+SCRIPT_KEY = "topic_script"
 
 _STRING = re.compile(
     r"'([^'\\\n]*(?:\\.[^'\\\n]*)*)'"
@@ -47,24 +53,78 @@ _ESCAPE = re.compile(
 )
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "", "\n": "", "\r": "", "\r\n": ""}
 _LINK = re.compile(r"<a\s[^>]*href", re.IGNORECASE)
-#: What a link built from data joins to (``'<a href="' + url + '">'``): no address.
-_NO_ADDRESS = re.compile(r"""\shref=(?:""|'')""", re.IGNORECASE)
-_SCRIPT_TYPES = frozenset({"", "text/javascript", "application/javascript", "module"})
+#: An address built from data: joined from literals around a variable (``'<a href="' + url +
+#: '">'`` is ``href=""``, which from a page's ``<base>`` would be another page), a template's
+#: placeholder (``${item.url}``, ``{{url}}``, ``#{href}``), or code the literals' joins cut
+#: out of a library (spaces, brackets).
+_NO_ADDRESS = re.compile(
+    r"""\shref=(?:""|''|"[^"]*(?:[${#]\{|[\s(){}<>])[^"]*"|'[^']*(?:[${#]\{|[\s(){}<>])[^']*')""",
+    re.IGNORECASE,
+)
+#: What the script writes markup with: a script that writes none holds data, not the page.
+_WRITES = re.compile(
+    r"document\.write|\.(?:inner|outer)HTML\b|insertAdjacentHTML|\.(?:html|append|prepend)\s*\("
+)
+#: The ``type`` values browsers run as JavaScript (the HTML standard's list), and modules.
+_SCRIPT_TYPES = frozenset(
+    {
+        "",
+        "module",
+        "application/ecmascript",
+        "application/javascript",
+        "application/x-ecmascript",
+        "application/x-javascript",
+        "text/ecmascript",
+        "text/javascript",
+        "text/jscript",
+        "text/livescript",
+        "text/x-ecmascript",
+        "text/x-javascript",
+        *(f"text/javascript1.{minor}" for minor in range(6)),
+    }
+)
 _DIGITS = re.compile(r"\d+")
+#: Elements a script fills with links: containers, not an anchor's target or an icon.
+_CONTAINERS = (
+    "div",
+    "ul",
+    "ol",
+    "dl",
+    "nav",
+    "menu",
+    "section",
+    "aside",
+    "main",
+    "article",
+    "header",
+    "footer",
+    "table",
+    "tbody",
+    "p",
+)
 
 
 def script_html(script: str) -> str:
-    """The HTML a script writes: its string literals that hold markup, joined in order, if
-    they hold a link (``'<a href="' + url + '">'`` joins to an empty ``href``, which is
-    none: read from a page's ``<base>``, it would be another page)."""
+    """The HTML a script writes: if it writes markup at all, its string literals that hold
+    markup, joined in order, when they hold a link (an address built from data is none)."""
+    script = script[:MAX_SCRIPT_CHARS]
+    if not _WRITES.search(script):
+        return ""
     parts = [
         _ESCAPE.sub(_unescape, literal)
-        for literals in _STRING.findall(script[:MAX_SCRIPT_CHARS])
+        for literals in _STRING.findall(script)
         for literal in literals
         if "<" in literal or ">" in literal
     ]
-    html = _NO_ADDRESS.sub("", "".join(parts))
+    # JavaScript strings are UTF-16: \ud83d\ude00 is one character, a lone half none.
+    joined = "".join(parts).encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    html = _NO_ADDRESS.sub("", joined)
     return html if _LINK.search(html) else ""
+
+
+def _runs(script: etree._Element) -> bool:
+    """Whether a browser runs the script element (its ``type`` one of JavaScript's)."""
+    return (script.get("type") or "").strip().lower() in _SCRIPT_TYPES
 
 
 def script_text(body: bytes, content_type: str, page_charset: str) -> str:
@@ -97,28 +157,45 @@ def _unescape(match: re.Match[str]) -> str:
 
 
 def write_inline(root: etree._Element) -> None:
-    """Put the HTML each inline script writes right after it, as ``document.write`` does."""
+    """Put the HTML each inline script writes right after it, before the text that follows
+    it, as ``document.write`` does."""
     for script in list(root.iter("script")):
-        if script.get("src") or (script.get("type") or "").lower() not in _SCRIPT_TYPES:
+        if script.get("src") or not _runs(script):
             continue
         html = script_html(script.text or "")
         parent = script.getparent()
-        if not html or parent is None:
+        body = parse_html(f"<html><body>{html}</body></html>").find("body") if html else None
+        if body is None or parent is None:
             continue
-        body = parse_html(f"<html><body>{html}</body></html>").find("body")
-        for offset, element in enumerate(list(body) if body is not None else []):
+        after = script.tail or ""
+        script.tail = body.text
+        written = list(body)
+        for offset, element in enumerate(written):
             parent.insert(parent.index(script) + 1 + offset, element)
+        if written:
+            written[-1].tail = (written[-1].tail or "") + after
+        else:
+            script.tail = (script.tail or "") + after
 
 
 def page_scripts(
     root: etree._Element, base_url: str, encoding: str, hosts: tuple[str, ...]
 ) -> tuple[str, ...]:
-    """The addresses of the scripts a page loads from ``hosts`` (or their subdomains): a
-    library from a CDN writes no site's links."""
+    """The addresses of the scripts from ``hosts`` (or their subdomains: a library from a
+    CDN writes no site's links) that may write links into the page. A script writes where
+    it stands (``document.write``, in the body) or into an element the page leaves empty
+    for it (``<div id="Contents"></div>``): on a page with no such element, the scripts of
+    its head write nothing it shows (a Sphinx page's ``doctools.js``, ``jquery.js``)."""
     found = []
+    body = root.find("body")
+    in_body = set(body.iter("script")) if body is not None else set()
+    placeholder = any(
+        element.get("id") and len(element) == 0 and not (element.text or "").strip()
+        for element in root.iter(*_CONTAINERS)
+    )
     for script in root.iter("script"):
         src = strip_html5_whitespace(script.get("src") or "")
-        if not src or (script.get("type") or "").lower() not in _SCRIPT_TYPES:
+        if not src or not _runs(script) or not (placeholder or script in in_body):
             continue
         try:
             url = safe_url_string(urljoin(base_url, src), encoding).split("#", 1)[0]
@@ -136,32 +213,38 @@ def page_scripts(
 
 
 class SiteScripts:
-    """Which scripts the pages load are worth a fetch: the site's, which two pages load (its
-    contents tree, its menus; not a page's own, rustdoc's ``implementors/…/trait.Try.js``),
-    each once, unless a script of the same name wrote no link (a documentation generator's
-    ``sidebar-items.js`` in every folder, ``book.js`` in every book) and none wrote any."""
+    """Which scripts the pages load are worth a fetch: the site's, which a seed or two pages
+    load (its contents tree, its menus; not a page's own, rustdoc's
+    ``implementors/…/trait.Try.js``), each once whatever query a page adds to its address
+    (``nav.js?t=1001``), unless its name is barren: copies of it (``sidebar-items.js`` in
+    every folder of a documentation generator, ``book.js`` in every book) wrote no link, or
+    could not be had, :data:`BARREN_COPIES` times, and none wrote any."""
 
     def __init__(self, size: int) -> None:
         self.size = size
         self._loads: dict[str, int] = {}
-        self._barren: set[tuple[str, str]] = set()
+        self._barren: Counter[tuple[str, str]] = Counter()
         self._writing: set[tuple[str, str]] = set()
 
-    def shared(self, url: str) -> bool:
-        """Count a page loading the script: whether this is the second, and the first time
-        the script is worth fetching."""
-        loads = self._loads.pop(url, 0) + 1
+    def due(self, url: str, seed: bool) -> bool:
+        """Count a page loading the script: whether it is due now (once: when a seed or the
+        second page loads it)."""
+        path = url.partition("?")[0]
+        loads = self._loads.pop(path, 0)
         make_room(self._loads, self.size)
-        self._loads[url] = loads
-        return loads == SHARED_BY
+        self._loads[path] = max(loads, SHARED_BY - 1) + 1 if seed else loads + 1
+        return loads < SHARED_BY <= self._loads[path]
 
     def is_barren(self, url: str) -> bool:
         name = _name(url)
-        return name in self._barren and name not in self._writing
+        return name not in self._writing and self._barren[name] >= BARREN_COPIES
 
     def record(self, url: str, wrote_links: bool) -> None:
         name = _name(url)
-        (self._writing if wrote_links else self._barren).add(name)
+        if wrote_links:
+            self._writing.add(name)
+        else:
+            self._barren[name] += 1
 
 
 def _name(url: str) -> tuple[str, str]:

@@ -9,6 +9,7 @@ from scrapy.commands.parse import Command as ScrapyParseCommand
 
 from topicspider.commands import OnePage
 from topicspider.pqueues import score_of
+from topicspider.scripts import SCRIPT_KEY
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -29,21 +30,26 @@ class Command(OnePage, ScrapyParseCommand):
         super().print_items(lvl, colour)
 
     def print_requests(self, lvl: int | None = None, colour: bool = True) -> None:
+        # Called once a level with ``-v``: a level already shown is wrapped already.
         for requests in self.requests.values():
-            requests[:] = [
-                _Scored(request) for request in sorted(requests, key=score_of, reverse=True)
+            shown = [
+                request if isinstance(request, _Scored) else _Scored(request)
+                for request in requests
             ]
+            requests[:] = sorted(shown, key=lambda scored: score_of(scored.request), reverse=True)
         super().print_requests(lvl, colour)
 
 
 class _Scored:
-    """A request shown with its score: ``<0.412 GET http://…>``."""
+    """A request shown with its score, ``<0.412 GET http://…>``, or as the script whose links
+    the crawl would read, ``<script GET http://…/nav.js>``."""
 
     def __init__(self, request: Request) -> None:
         self.request = request
 
     def __repr__(self) -> str:
-        return f"<{score_of(self.request):.3f} {self.request.method} {self.request.url}>"
+        shown = "script" if SCRIPT_KEY in self.request.meta else f"{score_of(self.request):.3f}"
+        return f"<{shown} {self.request.method} {self.request.url}>"
 
 
 def _without_body(item: object) -> dict:

@@ -56,7 +56,7 @@ from topicspider.relevance import (
 )
 from topicspider.robotsmeta import NOFOLLOW, NOINDEX, header_directives
 from topicspider.scheduler import check_frontier
-from topicspider.scripts import SiteScripts, script_html, script_text, written_page
+from topicspider.scripts import SCRIPT_KEY, SiteScripts, script_html, script_text, written_page
 from topicspider.seeds import SEEDS_FAILED_REASON, load_seeds, start_urls
 from topicspider.sentlinks import SentLinks, make_room
 from topicspider.settingtypes import check_types
@@ -80,8 +80,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 TUNNEL_KEY = "topic_tunnel"
-#: In a script's request: the page that loads it (see ``TopicSpider.parse_script``).
-SCRIPT_KEY = "topic_script"
 LINEAGE_KEY = "topic_lineage"
 #: The link-score terms a request was scored with, for adaptive strategies to learn from.
 FEATURES_KEY = "topic_features"
@@ -767,7 +765,7 @@ class TopicSpider(Spider):
         if not self.script_links:
             return
         for url in page.scripts:
-            if not self.scripts.shared(url):
+            if not self.scripts.due(url, seed=origin.depth == 0):
                 continue
             if self.scripts.is_barren(url):
                 self.crawler.stats.inc_value("topic/script/barren")
@@ -785,6 +783,8 @@ class TopicSpider(Spider):
         """Requests for the links a script writes, scored and followed as links of the page
         that loads it. The script is read in its declared charset, else in the page's."""
         script = response.meta[SCRIPT_KEY]
+        # Its links are the page's: one click from it, for Scrapy's depth too.
+        response.meta["depth"] = script["origin"].depth
         html = script_html(script_text(response.body, content_type(response), script["charset"]))
         self.scripts.record(response.url, bool(html))
         if not html:
