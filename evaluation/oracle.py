@@ -4,9 +4,11 @@ would harvest with the same budget.
 Such a crawler fetches a labelled page as soon as one is linked from a page it has, and
 otherwise the shortest way to the nearest labelled page. The links are the ones the crawler
 follows, found by its own analyzer in the site's files (same host, no binary files, no
-translations, no noise URLs, none its ``robots.txt`` forbids), with those the site's
-scripts write (``TOPIC_SCRIPT_LINKS``), so the ceiling is reachable by the rules the crawl
-keeps; a script costs it no fetch.
+translations, no noise URLs, none its ``robots.txt`` forbids), so the ceiling is reachable
+by the rules the crawl keeps. It reads the links the site's scripts write
+(``TOPIC_SCRIPT_LINKS``) as soon as a page that loads one is on its way, at no cost in
+fetches, where the crawl waits for a seed or a second page to load it and fetches it: on
+script links the ceiling is an upper bound.
 Taking the nearest page each time is a greedy choice: on a graph where a longer way leads
 to more labelled pages it falls short of the true best, never above it.
 """

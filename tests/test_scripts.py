@@ -21,6 +21,7 @@ CONTENTS_JS = """document.getElementById("Contents").innerHTML='\\
 
 
 def test_the_links_a_script_writes_are_read_from_its_strings():
+    assert script_html(CONTENTS_JS.replace("\n", "\r\n")) == script_html(CONTENTS_JS)
     html = script_html(CONTENTS_JS)
     links = extract_page(parse_html(f"<html><body>{html}</body></html>"), "http://127.0.0.1/")
     assert {link.anchor for link in links.links.values()} == {"数据透视表", "打印工作表"}
@@ -39,15 +40,18 @@ def test_a_script_that_writes_no_link_writes_nothing():
 
 def test_an_address_built_from_data_is_no_link():
     """Joined around a variable, a template's placeholder, or code cut out of a library:
-    from a page's ``<base>`` each would be another page, or a bogus one."""
-    script = "html += '<li><a href=\"' + item.url + '\">' + item.title + '</a></li>';"
-    assert script_html(script) == ""
-    template = 'el.innerHTML = `<a href="${base}/2.html">${n}</a>`;'
-    assert script_html(template) == ""
-    code = '$(x).append("<a href=\'" + "]=n.expr.pseudos,(function(){var" + "\'>");'
-    assert script_html(code) == ""
-    both = script + " menu.innerHTML = '<a href=\"/football/\">足球</a>';"
-    assert script_html(both) == '<li><a></a></li><a href="/football/">足球</a>'
+    from a page's ``<base>`` each would be another page, or a bogus one. The link stays,
+    without its address; the script's other links are read."""
+    written = "menu.innerHTML = '<a href=\"/football/\">足球</a>';"
+    for built in [
+        "html += '<li><a href=\"' + item.url + '\">' + item.title + '</a></li>';",
+        "html += '<li><a href=\"/news/' + item.id + '.html\">' + item.title + '</a></li>';",
+        'el.innerHTML = `<li><a href="${base}/2.html">${n}</a></li>`;',
+        '$(x).append("<li><a href=\'" + "]=n.expr.pseudos,(function(){var" + "\'></a></li>");',
+    ]:
+        html = script_html(built + written)
+        assert html.startswith("<li><a>"), html
+        assert html.endswith('<a href="/football/">足球</a>'), html
 
 
 def test_a_script_that_writes_no_markup_holds_data_not_the_page():

@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 from urllib.parse import urljoin, urlsplit
@@ -33,9 +32,9 @@ from topicspider.simhash import simhash
 from topicspider.text import LinkContext, PageText, RegionMemory, extract_page, parse_html
 from topicspider.tokens import tokenize
 from topicspider.urlpatterns import is_noise, template, without_session
-from topicspider.urls import url_words
+from topicspider.urls import on_sites, url_words
 
-__all__ = ["Analyzer", "PageAnalysis", "ScoredLink", "on_sites"]
+__all__ = ["Analyzer", "PageAnalysis", "ScoredLink"]
 
 
 @dataclass(frozen=True)
@@ -302,12 +301,6 @@ def _scrapy_binary_extensions() -> frozenset[str]:
     from scrapy.linkextractors import IGNORED_EXTENSIONS
 
     return frozenset(IGNORED_EXTENSIONS)
-
-
-def on_sites(host: str, domains: Iterable[str]) -> bool:
-    """Whether ``host`` (a host name, no port) is one of ``domains`` or their subdomains, as
-    Scrapy's offsite filter compares them."""
-    return any(host == domain or host.endswith(f".{domain}") for domain in domains)
 
 
 def _base_url(root: Any, url: str, encoding: str) -> str:

@@ -88,7 +88,7 @@ def canonical_of(
     """The address other than ``page_url`` the page names as its own in its head, or in
     its ``Link`` headers (``header_targets``, resolved against ``page_url``: a header
     knows no ``<base href>``), written as the crawl writes links
-    (:func:`~topicspider.text.link_url`); None if it names none, its own, one of another
+    (:func:`~topicspider.urls.link_url`); None if it names none, its own, one of another
     path, or several that differ."""
     named = [
         link_url(element.get("href"), base_url, encoding)

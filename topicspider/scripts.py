@@ -21,6 +21,7 @@ from w3lib.url import safe_url_string
 from topicspider.charset import detect_encoding, to_text
 from topicspider.sentlinks import make_room
 from topicspider.text import parse_html
+from topicspider.urls import on_sites
 
 __all__ = [
     "SCRIPT_KEY",
@@ -43,22 +44,24 @@ BARREN_COPIES = 2
 SCRIPT_KEY = "topic_script"
 
 _STRING = re.compile(
-    r"'([^'\\\n]*(?:\\.[^'\\\n]*)*)'"
-    r'|"([^"\\\n]*(?:\\.[^"\\\n]*)*)"'
+    r"'([^'\\\r\n]*(?:\\(?:\r\n|.)[^'\\\r\n]*)*)'"
+    r'|"([^"\\\r\n]*(?:\\(?:\r\n|.)[^"\\\r\n]*)*)"'
     r"|`([^`\\]*(?:\\.[^`\\]*)*)`",
     re.S,
 )
+#: Where one literal ends and the next begins, in the joined markup until it is read.
+_JOIN = "\x00"
 _ESCAPE = re.compile(
     r"\\(?:u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(\r\n|.))", re.S
 )
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "", "\n": "", "\r": "", "\r\n": ""}
 _LINK = re.compile(r"<a\s[^>]*href", re.IGNORECASE)
-#: An address built from data: joined from literals around a variable (``'<a href="' + url +
-#: '">'`` is ``href=""``, which from a page's ``<base>`` would be another page), a template's
-#: placeholder (``${item.url}``, ``{{url}}``, ``#{href}``), or code the literals' joins cut
-#: out of a library (spaces, brackets).
+#: An address built from data: one that spans two literals (``'<a href="/news/' + id +
+#: '.html">'``; ``'<a href="' + url + '">'`` is ``href=""``, which from a page's ``<base>``
+#: would be another page), a template's placeholder (``${item.url}``, ``{{url}}``,
+#: ``#{href}``), or code the literals' joins cut out of a library (spaces, brackets).
 _NO_ADDRESS = re.compile(
-    r"""\shref=(?:""|''|"[^"]*(?:[${#]\{|[\s(){}<>])[^"]*"|'[^']*(?:[${#]\{|[\s(){}<>])[^']*')""",
+    r"""\shref=(?:"[^"]*(?:\x00|[${#]\{|[\s(){}<>])[^"]*"|'[^']*(?:\x00|[${#]\{|[\s(){}<>])[^']*'|""|'')""",
     re.IGNORECASE,
 )
 #: What the script writes markup with: a script that writes none holds data, not the page.
@@ -117,8 +120,8 @@ def script_html(script: str) -> str:
         if "<" in literal or ">" in literal
     ]
     # JavaScript strings are UTF-16: \ud83d\ude00 is one character, a lone half none.
-    joined = "".join(parts).encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-    html = _NO_ADDRESS.sub("", joined)
+    joined = _JOIN.join(parts).encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    html = _NO_ADDRESS.sub("", joined).replace(_JOIN, "")
     return html if _LINK.search(html) else ""
 
 
@@ -149,6 +152,7 @@ def written_page(html: str, base_url: str, charset: str) -> bytes:
 
 
 def _unescape(match: re.Match[str]) -> str:
+    """The character a JavaScript escape stands for; nothing for a line continuation."""
     *codes, char = match.groups()
     if code := next(filter(None, codes), None):
         value = int(code, 16)
@@ -206,7 +210,7 @@ def page_scripts(
         if (
             parts.scheme in ("http", "https")
             and posixpath.splitext(parts.path)[1].lower() in (".js", ".mjs")
-            and any(host == known or host.endswith(f".{known}") for known in hosts)
+            and on_sites(host, hosts)
         ):
             found.append(url)
     return tuple(dict.fromkeys(found))
@@ -236,10 +240,12 @@ class SiteScripts:
         return loads < SHARED_BY <= self._loads[path]
 
     def is_barren(self, url: str) -> bool:
+        """Whether the script's name has shown it writes nothing: not worth a fetch."""
         name = _name(url)
         return name not in self._writing and self._barren[name] >= BARREN_COPIES
 
     def record(self, url: str, wrote_links: bool) -> None:
+        """What a fetched script (or one that could not be had) wrote, for its name."""
         name = _name(url)
         if wrote_links:
             self._writing.add(name)

@@ -10,4 +10,7 @@ page_scored = object()
 #: Sent by the spider for every fetched HTML page with ``page_url`` and ``links``: one dict
 #: per on-site out-link with ``url``, ``anchor``, ``score`` and ``followed`` (False when the
 #: page is past the tunnel limit). The crawl's frontier history, for storage that keeps it.
+#: Sent again with the page's ``page_url`` for each script of the page whose links the crawl
+#: reads (:mod:`topicspider.scripts`), once that script is fetched: later, and possibly with
+#: links the page's markup had too.
 links_discovered = object()

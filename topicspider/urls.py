@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Iterable
 from urllib.parse import unquote_to_bytes, urljoin, urlsplit
 
 from w3lib.html import strip_html5_whitespace
@@ -15,7 +16,7 @@ from w3lib.url import safe_url_string
 
 from topicspider.urlpatterns import without_session
 
-__all__ = ["link_url", "url_words"]
+__all__ = ["link_url", "on_sites", "url_words"]
 
 _URL_SPLIT = re.compile(r"[^\w]+|_")
 #: URLs made only of these need no escaping (``%`` is left to ``safe_url_string`` to check).
@@ -111,3 +112,9 @@ def url_words(url: str, encoding: str = "utf-8") -> str:
     parts = urlsplit(url)
     raw = f"{_unquoted(parts.path, encoding)} {_unquoted(parts.query, encoding)}"
     return " ".join(w for w in _URL_SPLIT.split(raw) if w and w.lower() not in _URL_NOISE)
+
+
+def on_sites(host: str, domains: Iterable[str]) -> bool:
+    """Whether ``host`` (a host name, no port) is one of ``domains`` or their subdomains, as
+    Scrapy's offsite filter compares them."""
+    return any(host == domain or host.endswith(f".{domain}") for domain in domains)

@@ -18,7 +18,7 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.response import response_status_message
 
 from topicspider import settings as project_settings
-from topicspider.analysis import Analyzer, PageAnalysis, ScoredLink, on_sites
+from topicspider.analysis import Analyzer, PageAnalysis, ScoredLink
 from topicspider.canonical import (
     REMEMBERED,
     DroppedParameters,
@@ -67,6 +67,7 @@ from topicspider.slots import SLOT_POLICIES
 from topicspider.thresholds import AdaptiveThreshold, threshold_from_settings
 from topicspider.thresholds import check_settings as check_threshold_settings
 from topicspider.urlpatterns import PatternStats, template, without_session
+from topicspider.urls import on_sites
 from topicspider.workers import AnalysisFailed, AnalysisPool
 
 if TYPE_CHECKING:
@@ -322,7 +323,6 @@ class TopicSpider(Spider):
         self.list_link_ratio = settings.getfloat("TOPIC_LIST_LINK_RATIO")
         self.drop_noise_urls = settings.getbool("TOPIC_DROP_NOISE_URLS")
         self.follow_translations = settings.getbool("TOPIC_FOLLOW_TRANSLATIONS")
-        self.script_links = settings.getbool("TOPIC_SCRIPT_LINKS")
         self.scripts = SiteScripts(REMEMBERED)
         # The name robots tags and headers address this crawler by, if they are obeyed.
         self.robots_agent = (
@@ -598,7 +598,7 @@ class TopicSpider(Spider):
             self.crawler.stats.inc_value("topic/duplicate")
             return
         parent = response.meta.get(PARENT_KEY)
-        # Links come without session ids (text.link_url); a redirect may add one.
+        # Links come without session ids (urls.link_url); a redirect may add one.
         yield PageItem(
             url=without_session(response.url),
             title=page.title,
@@ -690,7 +690,8 @@ class TopicSpider(Spider):
     def _follow(
         self, response: TextResponse, page: PageAnalysis, depth: int, verdict: _Verdict
     ) -> Iterator[Request]:
-        """Requests for the page's links that are new or score better than when sent."""
+        """Requests for the page's links that are new or score better than when sent, and
+        for the site's scripts it loads, whose links are the page's too."""
         stats = self.crawler.stats
         tunnel = 0 if verdict.relevant else response.meta.get(TUNNEL_KEY, 0) + 1
         closed = tunnel > self.tunnel_depth
@@ -710,7 +711,11 @@ class TopicSpider(Spider):
         yield from self._requests(origin, page.links, verdict.entries)
 
     def _requests(
-        self, origin: _Origin, found: Iterable[ScoredLink], entries: frozenset[str]
+        self,
+        origin: _Origin,
+        found: Iterable[ScoredLink],
+        entries: frozenset[str],
+        share_cash: bool = True,
     ) -> Iterator[Request]:
         """Requests for the links found on ``origin`` that are new or score better than
         when sent; all of them reported in ``links_discovered``."""
@@ -719,7 +724,7 @@ class TopicSpider(Spider):
         closed = tunnel > self.tunnel_depth
         links = [
             (score, features, link, not closed or link.anchor > 0)
-            for score, features, link in self._score_links(origin.url, found, depth, lineage)
+            for score, features, link in self._score_links(origin, found, share_cash)
         ]
         self.crawler.signals.send_catch_log(
             links_discovered,
@@ -762,8 +767,6 @@ class TopicSpider(Spider):
         """Requests for the site's scripts the page loads (:class:`SiteScripts`), each once,
         before any link: what they write is the page's (a help system's whole table of
         contents)."""
-        if not self.script_links:
-            return
         for url in page.scripts:
             if not self.scripts.due(url, seed=origin.depth == 0):
                 continue
@@ -801,7 +804,9 @@ class TopicSpider(Spider):
             logger.error("Could not read the links of %s: %s", response.url, error)
             return _handed_over(response.request, [])
         self.crawler.stats.inc_value("topic/script/links", len(written.links))
-        requests = self._requests(script["origin"], written.links, frozenset())
+        if written.truncated:
+            self.crawler.stats.inc_value("topic/links_truncated")
+        requests = self._requests(script["origin"], written.links, frozenset(), share_cash=False)
         return _handed_over(response.request, list(requests))
 
     def script_failed(self, failure: Failure) -> None:
@@ -894,14 +899,15 @@ class TopicSpider(Spider):
         return original != url
 
     def _score_links(
-        self, url: str, page_links: Iterable[ScoredLink], depth: int, lineage: float
+        self, origin: _Origin, page_links: Iterable[ScoredLink], share_cash: bool
     ) -> list[tuple[float, tuple[float, ...], ScoredLink]]:
         """The page's links the crawl may follow, with their scores and score terms, best
-        first: the engine may start downloading the first requests before the last are queued."""
+        first: the engine may start downloading the first requests before the last are queued.
+        The page's OPIC cash goes to the links of its markup, once (``share_cash``)."""
         links = []
         for found in page_links:
-            url = self.dropped_parameters.address(found.url)
-            link = found if url == found.url else replace(found, url=url)
+            address = self.dropped_parameters.address(found.url)
+            link = found if address == found.url else replace(found, url=address)
             if link.url in self.canonicals:
                 self.crawler.stats.inc_value("topic/canonical_known")
                 continue
@@ -915,14 +921,14 @@ class TopicSpider(Spider):
                 self.crawler.stats.inc_value("topic/translation_link")
                 continue
             links.append(link)
-        if self.importance is not None:
-            self.importance.distribute(url, [link.url for link in links])
+        if self.importance is not None and share_cash:
+            self.importance.distribute(origin.url, [link.url for link in links])
         scored = []
         for link in links:
             candidate = LinkCandidate(
                 link.anchor,
-                depth + 1,
-                lineage,
+                origin.depth + 1,
+                origin.lineage,
                 navigation=link.navigation,
                 pattern_yield=self.patterns.yield_of(link.template),
                 importance=self.importance.importance(link.url) if self.importance else 0.0,
