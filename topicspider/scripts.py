@@ -60,9 +60,9 @@ _LINK = re.compile(r"<a\s[^>]*href", re.IGNORECASE)
 #: '.html">'``; ``'<a href="' + url + '">'`` is ``href=""``, which from a page's ``<base>``
 #: would be another page), a template's placeholder (``${item.url}``, ``{{url}}``,
 #: ``#{href}``), or code the literals' joins cut out of a library (spaces, brackets).
+_BUILT = r"(?:\x00|[${#]\{|[\s(){}<>])"
 _NO_ADDRESS = re.compile(
-    r"""\shref=(?:"[^"]*(?:\x00|[${#]\{|[\s(){}<>])[^"]*"|'[^']*(?:\x00|[${#]\{|[\s(){}<>])[^']*'|""|'')""",
-    re.IGNORECASE,
+    rf"""\shref=(?:"[^"]*{_BUILT}[^"]*"|'[^']*{_BUILT}[^']*'|""|'')""", re.IGNORECASE
 )
 #: What the script writes markup with: a script that writes none holds data, not the page.
 _WRITES = re.compile(
