@@ -802,3 +802,31 @@ def test_a_seeds_script_menu_is_followed_one_click_from_the_seed(
     result = crawl(f"{nav_script_site}/", tmp_path, *settings)
     assert result.fetched == ["/", "/news/football.html"]
     assert result.stored == ["/news/football.html"]
+
+
+@pytest.fixture(scope="module")
+def shared_script_site(tmp_path_factory):
+    """Two chapters load the site's contents script, which links the football pages; one
+    chapter loads a script of its own too."""
+    root = tmp_path_factory.mktemp("shared-script-site")
+    (root / "js").mkdir()
+    chapters = '<p>目录：<a href="/a.html">第一章 球场</a>，<a href="/b.html">第二章 球员</a>。</p>'
+    (root / "index.html").write_text(page("手册", chapters), "utf-8")
+    toc = '<script src="/js/toc.js"></script>'
+    (root / "a.html").write_text(page("第一章", f"<p>球场的尺寸。</p>{toc}"), "utf-8")
+    own = '<script src="/js/a-only.js"></script>'
+    (root / "b.html").write_text(page("第二章", f"<p>球员的位置。</p>{toc}{own}"), "utf-8")
+    menu = "document.write('<a href=\"/football.html\">足球比赛规则</a>');"
+    (root / "js" / "toc.js").write_text(menu, "utf-8")
+    (root / "js" / "a-only.js").write_text(menu.replace("football", "other"), "utf-8")
+    (root / "football.html").write_text(page("足球比赛规则", REPORT * 3), "utf-8")
+    yield from served(root)
+
+
+def test_a_script_two_pages_load_is_the_sites_and_one_only_one_loads_is_not(
+    shared_script_site, tmp_path
+):
+    result = crawl(f"{shared_script_site}/index.html", tmp_path)
+    assert "/football.html" in result.stored
+    assert "/other.html" not in result.fetched
+    assert "'topic/script/requested': 1" in result.log
