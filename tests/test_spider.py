@@ -917,3 +917,23 @@ def test_a_page_frees_its_slot_only_once_every_link_is_handed_over():
     assert LINKS_QUEUED_KEY not in page.meta
     assert list(outputs) == []
     assert page.meta[LINKS_QUEUED_KEY] is True
+
+
+def test_a_resumed_crawl_remembers_the_scripts_it_asked_for_and_the_barren_names():
+    """Before, a crawl resumed from ``JOBDIR`` asked again for every script it had fetched
+    (the seen-set dropped them) and fetched the copies of names that wrote nothing."""
+    paused = TopicSpider.from_crawler(
+        get_crawler(TopicSpider, PROJECT), seeds="http://127.0.0.1/", keywords="足球:1"
+    )
+    paused.state = {}
+    paused.restore_state()
+    assert paused.scripts.due("http://127.0.0.1/js/contents.js", seed=True)
+    for folder in ("std", "core"):
+        paused.scripts.record(f"http://127.0.0.1/{folder}/sidebar-items.js", False)
+    resumed = TopicSpider.from_crawler(
+        get_crawler(TopicSpider, PROJECT), seeds="http://127.0.0.1/", keywords="足球:1"
+    )
+    resumed.state = pickle.loads(pickle.dumps(paused.state))
+    resumed.restore_state()
+    assert not resumed.scripts.due("http://127.0.0.1/js/contents.js", seed=True)
+    assert resumed.scripts.is_barren("http://127.0.0.1/alloc/sidebar-items.js")

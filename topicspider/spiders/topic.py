@@ -412,10 +412,10 @@ class TopicSpider(Spider):
         addresses, link-score mix, the hosts its seeds redirected to, the canonical
         addresses of pages fetched at another and the query parameters those drop, the
         pages whose links came back off topic, the seeds that gave no page, the accepted
-        pages not stored) resumes. The threshold, the link score, the sibling demotion and
-        the near-duplicate index take their settings from this run (a resumed crawl may be
-        given others) and what they learned from the last; a part one of the runs had off is
-        as this run has it.
+        pages not stored, the scripts due and the script names that wrote nothing) resumes.
+        The threshold, the link score, the sibling demotion and the near-duplicate index
+        take their settings from this run (a resumed crawl may be given others) and what
+        they learned from the last; a part one of the runs had off is as this run has it.
 
         Run when the engine starts, before the first request: Scrapy's ``SpiderState``
         extension sets ``spider.state`` in its ``spider_opened`` handler, which runs after
@@ -423,7 +423,7 @@ class TopicSpider(Spider):
         state = getattr(self, "state", None)
         if state is None:
             return
-        names = ["importance", "host_pages", "canonicals", "siblings", "lists"]
+        names = ["importance", "host_pages", "canonicals", "siblings", "lists", "scripts"]
         if not self.settings.get("REDIS_URL"):  # in Redis, the crawl holds what these hold
             names += [
                 "allowed_domains",
