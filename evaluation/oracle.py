@@ -69,8 +69,8 @@ class LinkGraph:
 
     def _written(self, url: str, base: str, charset: str, script: str) -> list[ScoredLink]:
         """The links a script of the page at ``url`` writes, as the spider reads them."""
-        file = self.root.joinpath(*PurePosixPath(unquote(urlsplit(script).path)).parts[1:])
-        if not file.is_file():
+        file = self._file(urlsplit(script).path, (".js", ".mjs"))
+        if file is None:
             return []
         html = script_html(script_text(file.read_bytes(), "", charset))
         if not html:
@@ -78,15 +78,16 @@ class LinkGraph:
         page = written_page(html, base, charset)
         return self.analyzer.analyze(url, page, "text/html", ("127.0.0.1",)).links
 
-    def _file(self, path: str) -> Path | None:
-        """The HTML file the eval's server answers ``path`` with, as ``demo.server`` finds it."""
+    def _file(self, path: str, suffixes: tuple[str, ...] = (".html",)) -> Path | None:
+        """The file the eval's server answers ``path`` with, as ``demo.server`` finds it, if
+        it is one of ``suffixes`` (HTML pages; scripts)."""
         if path.endswith("/"):
             path += "index.html"
         parts = PurePosixPath(unquote(path)).parts[1:]
         if not parts or any(part.startswith(".") for part in parts):
             return None
         file = self.root.joinpath(*parts)
-        return file if file.suffix == ".html" and file.is_file() else None
+        return file if file.suffix in suffixes and file.is_file() else None
 
 
 def best_order(graph: LinkGraph, seed: str, labelled: set[str], budget: int) -> list[str]:

@@ -12,16 +12,14 @@ import posixpath
 import re
 from collections import Counter
 from html import escape
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 from lxml import etree
-from w3lib.html import strip_html5_whitespace
-from w3lib.url import safe_url_string
 
-from topicspider.charset import detect_encoding, to_text
+from topicspider.charset import decode
 from topicspider.sentlinks import make_room
 from topicspider.text import parse_html
-from topicspider.urls import on_sites
+from topicspider.urls import link_url, on_sites
 
 __all__ = [
     "SCRIPT_KEY",
@@ -138,7 +136,7 @@ def script_text(body: bytes, content_type: str, page_charset: str) -> str:
         return ""
     if "charset=" not in content_type.lower():
         content_type = f"text/javascript; charset={page_charset}"
-    return to_text(body, detect_encoding(body, content_type))
+    return decode(body, content_type)[1]
 
 
 def written_page(html: str, base_url: str, charset: str) -> bytes:
@@ -190,20 +188,17 @@ def page_scripts(
     it stands (``document.write``, in the body) or into an element the page leaves empty
     for it (``<div id="Contents"></div>``): on a page with no such element, the scripts of
     its head write nothing it shows (a Sphinx page's ``doctools.js``, ``jquery.js``)."""
-    found = []
+    loaded = [script for script in root.iter("script") if script.get("src") and _runs(script)]
+    if not loaded:
+        return ()
     body = root.find("body")
     in_body = set(body.iter("script")) if body is not None else set()
-    placeholder = any(
-        element.get("id") and len(element) == 0 and not (element.text or "").strip()
-        for element in root.iter(*_CONTAINERS)
-    )
-    for script in root.iter("script"):
-        src = strip_html5_whitespace(script.get("src") or "")
-        if not src or not _runs(script) or not (placeholder or script in in_body):
-            continue
-        try:
-            url = safe_url_string(urljoin(base_url, src), encoding).split("#", 1)[0]
-        except ValueError:
+    if any(script not in in_body for script in loaded) and not _has_placeholder(root):
+        loaded = [script for script in loaded if script in in_body]
+    found = []
+    for script in loaded:
+        url = link_url(script.get("src"), base_url, encoding)
+        if url is None:
             continue
         parts = urlsplit(url)
         host = parts.hostname or ""
@@ -214,6 +209,14 @@ def page_scripts(
         ):
             found.append(url)
     return tuple(dict.fromkeys(found))
+
+
+def _has_placeholder(root: etree._Element) -> bool:
+    """Whether the page leaves a container with an ``id`` empty, for a script to fill."""
+    return any(
+        element.get("id") and len(element) == 0 and not (element.text or "").strip()
+        for element in root.iter(*_CONTAINERS)
+    )
 
 
 class SiteScripts:
