@@ -601,6 +601,10 @@ def test_a_file_name_in_gbk_reads_as_a_person_reads_it():
     neither = b"\xff\xfe.txt".decode("utf-8", "surrogateescape")
     assert readable(neither) == "\\xff\\xfe.txt"
     assert readable("足球 3") == "足球 3"
+    # Two of its bytes are a character in UTF-8: before, `\xb9ؼ\xfc\xb4\xca.txt` (review
+    # of the README)
+    split = "关键词.txt".encode("gbk").decode("utf-8", "surrogateescape")
+    assert readable(f"{split}: keyword file not found") == "关键词.txt: keyword file not found"
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ import re
 import signal
 import struct
 import subprocess
+import sys
 import threading
 import tracemalloc
 from html import escape
@@ -139,6 +140,17 @@ def test_markdown_and_png_are_written(crawl):
 def test_off_without_the_setting():
     with pytest.raises(NotConfigured):
         Report.from_crawler(get_crawler(settings_dict={"TOPIC_REPORT": ""}))
+
+
+def test_a_matplotlib_that_cannot_be_imported_turns_the_report_off_at_the_start(
+    tmp_path, monkeypatch
+):
+    """Before, only a missing matplotlib was found at the start; one installed but broken
+    failed as the crawl ended, with a traceback and no report (review of the README)."""
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)  # import raises ImportError
+    crawler = get_crawler(settings_dict={"TOPIC_REPORT": str(tmp_path / "report")})
+    with pytest.raises(NotConfigured, match=r"^TOPIC_REPORT needs matplotlib, which cannot be"):
+        Report.from_crawler(crawler)
 
 
 def test_a_crawl_that_fetched_nothing_still_gets_a_report(tmp_path):

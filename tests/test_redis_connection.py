@@ -158,6 +158,17 @@ def test_a_url_or_parameters_that_do_not_parse_are_said_in_one_line():
     )
 
 
+def test_a_dupefilter_class_that_does_not_load_is_said_in_one_line():
+    """Before, ``ModuleNotFoundError`` then ``RuntimeError: Engine slot not assigned``, exit
+    status 1 (review of the README)."""
+    assert refusal("redis://127.0.0.1:1/0", REDIS_DUPEFILTER_CLASS="no.such.Class") == (
+        "REDIS_DUPEFILTER_CLASS='no.such.Class': cannot be loaded (No module named 'no')"
+    )
+    assert refusal("redis://127.0.0.1:1/0", REDIS_DUPEFILTER_CLASS="os.sep") == (
+        "REDIS_DUPEFILTER_CLASS='os.sep': cannot be loaded (not a class)"
+    )
+
+
 def wait_for(condition, what: str, timeout: float = 20) -> None:
     deadline = time.monotonic() + timeout
     while not condition():

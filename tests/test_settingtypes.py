@@ -72,6 +72,8 @@ def test_a_value_that_is_not_its_defaults_type_is_named(name, value, message):
         # before, tracebacks as the crawl opened
         ("TOPIC_QUEUE_MEMORY_LIMIT", "0", "TOPIC_QUEUE_MEMORY_LIMIT='0': expected a whole "),
         ("TOPIC_BLOOM_CAPACITY", "-5", "TOPIC_BLOOM_CAPACITY='-5': expected a whole "),
+        # before, no text was read: every page a near-duplicate of the first, not stored
+        ("TOPIC_MAX_TEXT_CHARS", "0", "TOPIC_MAX_TEXT_CHARS='0': expected a whole number >= 1"),
         ("TOPIC_DUPLICATE_DISTANCE", "99", "TOPIC_DUPLICATE_DISTANCE='99': expected a whole "),
         ("TOPIC_DUPLICATE_DISTANCE", "-2", "TOPIC_DUPLICATE_DISTANCE='-2': expected a whole "),
         # before, OverflowError as the crawl opened
@@ -140,6 +142,7 @@ def test_a_contact_the_user_agent_cannot_carry_is_named(contact):
     [
         ("REDIS_LEASE", "0", "above 0"),  # before, tracebacks once the worker had joined
         ("REDIS_POLL_INTERVAL", "-1", "above 0"),
+        ("REDIS_IDLE_TIMEOUT", "-1", ">= 0"),  # before, a joining worker left at once
         ("TOPIC_PROGRESS_INTERVAL", "-1", ">= 0"),  # before, no progress line, no summary
         ("TOPIC_ANALYSIS_TIMEOUT", "-1", ">= 0"),
         # Scrapy's: before, each request failed with a traceback, and `scrapy keywords`

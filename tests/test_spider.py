@@ -340,6 +340,8 @@ SEED = ["-a", "seeds=http://127.0.0.1:9/", "-a", "keywords=sports"]
         (["-a", "keywords=sports"], "no seeds"),
         (["-a", "seeds=ftp://127.0.0.1/", "-a", "keywords=sports"], "is not an http(s) URL"),
         (["-a", "seeds=http://127.0.0.1:9/", "-a", "keywords=nosuchtopic"], "available:"),
+        # before, "keywords argument is empty", for an argument not given at all
+        (["-a", "seeds=http://127.0.0.1:9/"], "no keywords: pass -a keywords=NAME"),
         (["-a", "seeds=http://127.0.0.1:9/", "-a", "keywords=足球:0"], "positive"),
         (
             [
@@ -454,7 +456,8 @@ SEED = ["-a", "seeds=http://127.0.0.1:9/", "-a", "keywords=sports"]
             [*SEED, "-s", "SCHEDULER_MEMORY_QUEUE=scrapy.squeues.FifoMemoryQueue"],
             "SCHEDULER_MEMORY_QUEUE='scrapy.squeues.FifoMemoryQueue': the frontier orders"
             " requests by TOPIC_STRATEGY (bfs: breadth-first, dfs: depth-first), and takes"
-            " topicspider.pqueues.MemoryQueue",
+            " topicspider.pqueues.MemoryQueue or a subclass of it (the default:"
+            " topicspider.pqueues.SpillQueue)",
         ),
         (
             [*SEED, "-s", "SCHEDULER_PRIORITY_QUEUE=scrapy.pqueues.DownloaderAwarePriorityQueue"],

@@ -672,20 +672,51 @@ def contexts(html: str) -> dict[str, str]:
     return {urlsplit(url).path: link.context for url, link in links.items()}
 
 
-def test_a_term_or_a_cell_that_is_its_link_takes_its_description_as_context():
+def test_a_term_a_cell_or_an_entry_that_is_its_link_takes_its_description_as_context():
     """git(1)'s command list, a ``dl`` whose terms are links: before, the ``dd`` went unread,
     and every command's link scored as its name alone (review of a site not seen before:
-    harvest@50 of one topic 0.44 of the ceiling, 0.89 with it)."""
+    harvest@50 of one topic 0.44 of the ceiling, 0.89 with it). A man-page index
+    (``<li><a>ls</a>(1) - 列出目录内容``), up to a list nested in the entry: before, read as
+    the name alone too (36 of section 8's 74 entries). Words without a letter (a count, a
+    separator) describe nothing."""
     found = contexts(
         "<dl><dt><a href='/cvs.html'>git-cvsexportcommit(1)</a></dt>"
         "<dd><p>Export a single commit to a CVS checkout.</p></dd>"
         "<dt><a href='/bisect.html'>git-bisect(1)</a></dt><dd>Find a bug by binary search.</dd>"
         "</dl><table><tr><td><a href='/arch.html'>git-archimport</a></td>"
         "<td>Import a GNU Arch repository into Git.</td></tr></table>"
+        "<h1>第 8 节：系统管理命令</h1><ul>"
+        "<li><a href='/man8/fdisk.8.html'>fdisk</a>(8) - Linux 分区表操作工具</li>"
+        "<li><strong><a href='/man8/lspci.8.html'>lspci</a></strong> 列出设备"
+        "<ul><li><a href='/man8/lspci-v.html'>-v</a></li></ul></li></ul>"
+        "<ul><li><a href='/news/'>新闻</a> | </li><li><a href='/archive/'>归档</a> (23)</li></ul>"
     )
     assert found["/cvs.html"] == "git-cvsexportcommit(1) Export a single commit to a CVS checkout."
     assert found["/bisect.html"] == "git-bisect(1) Find a bug by binary search."
     assert found["/arch.html"] == "git-archimport Import a GNU Arch repository into Git."
+    assert found["/man8/fdisk.8.html"] == "fdisk (8) - Linux 分区表操作工具"
+    assert found["/man8/lspci.8.html"] == "lspci 列出设备"
+    assert (found["/news/"], found["/archive/"]) == ("新闻", "归档")
+
+
+def test_a_link_that_shows_no_text_or_repeats_its_words_takes_the_words_around_it():
+    """latex2html's cross-references are an image (``[*]``) in running text, and a story
+    list repeats 更多: before, each such link took the first 120 characters of its block
+    (review of a site not seen before: 1,501 on gnuplot's manual)."""
+    filler = "This section describes the general options of the program in some detail. " * 2
+    found = contexts(
+        f"<p>{filler}For tables see <a href='/table.html'><img alt='[*]' src='x.png'></a>"
+        f" set table. {filler}For curves see <a href='/fit.html'><img src='x.png'></a> fit,"
+        f" the least-squares fit. {filler}</p>"
+        f"<p>{filler}上海申花主场战胜对手，足球比赛 <a href='/a.html'>更多</a>。"
+        f"{filler}家常菜谱与烹饪技巧 <a href='/b.html'>更多</a>。</p>"
+    )
+    assert "set table" in found["/table.html"]
+    assert "least-squares fit" not in found["/table.html"]
+    assert "least-squares fit" in found["/fit.html"]
+    assert "足球比赛 更多" in found["/a.html"]
+    assert "足球" not in found["/b.html"]
+    assert "烹饪技巧 更多" in found["/b.html"]
 
 
 def test_a_layout_tables_content_column_is_no_links_description():

@@ -234,7 +234,10 @@ def load_keywords(spec: str, keywords_dir: Traversable | None = None) -> Keyword
     """Resolve a ``-a keywords=`` value: a file path, a bundled name, or inline terms."""
     spec = spec.strip()
     if not spec:
-        raise KeywordError("keywords argument is empty")
+        raise KeywordError(
+            "no keywords: pass -a keywords=NAME (keywords/NAME.txt), -a keywords=FILE"
+            " or -a keywords='足球:3,比赛:2'"
+        )
     path = _file(lambda: Path(spec).expanduser())
     if path is not None:
         return parse_keyword_file(path)

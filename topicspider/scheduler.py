@@ -16,6 +16,7 @@ from scrapy.utils.job import job_dir
 from scrapy.utils.misc import load_object
 
 from topicspider import atomic
+from topicspider import settings as defaults
 from topicspider.barren import past_barren
 from topicspider.exceptions import ConfigError, TopicSpiderError
 from topicspider.locks import hold
@@ -86,6 +87,7 @@ def check_frontier(settings: BaseSettings) -> None:
         if not (isinstance(given, type) and issubclass(given, needed)):
             raise ConfigError(
                 f"{name}={value!r}: {order}, and takes {needed.__module__}.{needed.__name__}"
+                f" or a subclass of it (the default: {getattr(defaults, name)})"
             )
 
 

@@ -46,6 +46,7 @@ _OWN_READERS = (
 _LEAST = {
     "TOPIC_DUPLICATE_DISTANCE": -1,
     "TOPIC_THRESHOLD_TOP": 1,
+    "TOPIC_MAX_TEXT_CHARS": 1,  # 0 read no text: every page a near-duplicate of the first
     "TOPIC_QUEUE_MEMORY_LIMIT": 1,
     "TOPIC_BLOOM_CAPACITY": 1,
     "TOPIC_SLOTS": 1,
@@ -74,6 +75,7 @@ _RANGES = {
     "TOPIC_ANALYSIS_TIMEOUT": (0.0, math.inf, False),
     "REDIS_LEASE": (0.0, math.inf, True),
     "REDIS_POLL_INTERVAL": (0.0, math.inf, True),
+    "REDIS_IDLE_TIMEOUT": (0.0, math.inf, False),  # -1: a joining worker left at once
     # Relevance is a cosine of vectors of weights >= 0: TOPIC_THRESHOLD=5 stored nothing,
     # -1 everything, without a word.
     "TOPIC_THRESHOLD": (0.0, 1.0, False),

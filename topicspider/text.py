@@ -265,13 +265,42 @@ def _block_of(element: etree._Element) -> etree._Element:
     return element
 
 
-def _around(block_text: str, shown: str, chars: int) -> str:
-    """The text a link shows with up to ``chars`` characters of its block on each side."""
+def _around(block_text: str, link: _Found, text_of: _VisibleText, chars: int) -> str:
+    """The text a link shows with up to ``chars`` characters of its block on each side. A
+    link that shows no text (an image) or text its block shows more than once (``[*]``,
+    ``more``) is found by where it stands, not by its text."""
+    shown = link.shown
     position = block_text.find(shown) if shown else -1
-    if position < 0:
-        return block_text[: 2 * chars]
-    start = max(0, position - chars)
-    return block_text[start : position + len(shown) + chars]
+    if position >= 0 and block_text.find(shown, position + 1) < 0:
+        start = max(0, position - chars)
+        return block_text[start : position + len(shown) + chars]
+    before, after = _split_at(link.block, link.anchor, text_of)
+    return " ".join(
+        part for part in (before[max(0, len(before) - chars) :], shown, after[:chars]) if part
+    )
+
+
+def _split_at(
+    block: etree._Element, anchor: etree._Element, text_of: _VisibleText
+) -> tuple[str, str]:
+    """The visible text of ``block`` before ``anchor`` and after it."""
+    before: list[str] = []
+    after: list[str] = []
+    parts: list[str] | None = before
+    for event, node in etree.iterwalk(block, events=("start", "end")):
+        if node is anchor:
+            parts = None if event == "start" else after
+            if event == "end":
+                after.append(node.tail or "")
+            continue
+        if parts is None:
+            continue
+        visible = isinstance(node.tag, str) and node not in text_of.inside
+        if event == "start" and visible:
+            parts.append(node.text or "")
+        elif event == "end" and node is not block and node.getparent() not in text_of.inside:
+            parts.append(node.tail or "")
+    return _SPACES.sub(" ", " ".join(before)).strip(), _SPACES.sub(" ", " ".join(after)).strip()
 
 
 def _entries_above(items: etree._Element, text_of: _VisibleText) -> str:
@@ -371,12 +400,14 @@ def _only_child(element: etree._Element) -> etree._Element | None:
 def _description(
     block: etree._Element, text_of: _VisibleText, noise_ratio: float, longest: int
 ) -> str:
-    """The text that says what the one link of a ``dt`` or a table cell is about: the
-    ``dd`` elements after the term (a command list: ``<dt>git-svn</dt><dd>Bidirectional
-    operation…</dd>``), or the cells after the cell in its row, each up to ``longest``
-    characters: a longer one is a page's content column beside a layout table's link, not a
-    description. Those mostly link text themselves (a table of contents nested under its
-    entry) are left out."""
+    """The text that says what the one link of a ``dt``, a table cell or another block is
+    about: the ``dd`` elements after the term (a command list: ``<dt>git-svn</dt><dd>
+    Bidirectional operation…</dd>``), the cells after the cell in its row, each up to
+    ``longest`` characters (a longer one is a page's content column beside a layout table's
+    link, not a description), or the block's own words beside the link, up to a list nested
+    in it (an index's entry: ``<li><a>ls</a>(1) - 列出目录内容``), if they have a letter.
+    Those mostly link text themselves (a table of contents nested under its entry) are left
+    out."""
     if block.tag == "dt":
         siblings = itertools.takewhile(lambda dd: dd.tag == "dd", block.itersiblings())
         texts = [(dd, text_of(dd)) for dd in siblings]
@@ -384,13 +415,32 @@ def _description(
         cells = [cell for cell in block.itersiblings() if cell.tag in ("td", "th")]
         texts = [(cell, text) for cell in cells if len(text := text_of(cell)) <= longest]
     else:
-        return ""
+        words = _beside_link(block, text_of)
+        described = len(words) <= longest and any(char.isalpha() for char in words)
+        return words if described else ""
     parts = []
     for sibling, text in texts:
         linked = sum(len(text_of(anchor)) for anchor in sibling.iter("a") if anchor.get("href"))
         if text and linked <= noise_ratio * len(text):
             parts.append(text)
     return " ".join(parts)
+
+
+def _beside_link(block: etree._Element, text_of: _VisibleText) -> str:
+    """The visible words of a block of one link other than the link's, up to the first
+    block nested in it."""
+    parts = [block.text or ""]
+    for child in block:
+        if isinstance(child.tag, str):
+            if child.tag in BLOCK_TAGS:
+                break
+            parts.append(text_of(child))
+        parts.append(child.tail or "")
+    entry = " ".join(parts)
+    anchor = next((anchor for anchor in block.iter("a") if anchor.get("href")), None)
+    if anchor is not None:
+        entry = _SPACES.sub(" ", entry).replace(text_of(anchor), " ", 1)
+    return _SPACES.sub(" ", entry).strip()
 
 
 def _language(tag: str | None) -> str:
@@ -442,6 +492,7 @@ class _Found(NamedTuple):
     marked_translation: bool
     above: str
     sequence: bool
+    anchor: etree._Element
     heading: str = ""
 
 
@@ -503,25 +554,26 @@ def _links(
             # content the page marks as its own (a chapter's table of contents).
             if blocks.away_chars[block] > noise_ratio * len(block_text) and not _IN_CONTENT(block):
                 listings.add(block)
-            # Links right in the body (an old list page's, one a line) make no menu: left
-            # out, the body would take the whole page with it.
-            short = blocks.chars[block] <= MENU_ANCHOR_CHARS * blocks.counts[block]
-            if short and block.tag != "body":
-                menus.add(block)
-            context, is_navigation = link.text, True
-            # A term's link (``dt``) or a row's first cell (``td``) is all link text, and
-            # what the link is about is said beside it: the definition, the next cells.
+            # A term's link (``dt``), a row's first cell (``td``) or an entry's name is
+            # most of its block, and what the link is about is said beside it: the
+            # definition, the next cells, the rest of the entry.
             if block not in descriptions:
                 one = blocks.counts[block] == 1
                 longest = 4 * context_chars
                 descriptions[block] = (
                     _description(block, text_of, noise_ratio, longest) if one else ""
                 )
+            # Links right in the body (an old list page's, one a line) make no menu: left
+            # out, the body would take the whole page with it.
+            short = blocks.chars[block] <= MENU_ANCHOR_CHARS * blocks.counts[block]
+            if short and block.tag != "body":
+                menus.add(block)
+            context, is_navigation = link.text, True
             if descriptions[block]:
                 context = f"{link.text} {descriptions[block][: 2 * context_chars]}"
         else:
             # A block with no text (an image link alone in it): the link's words are its context.
-            context = _around(block_text, link.shown, context_chars) or link.text
+            context = _around(block_text, link, text_of, context_chars) or link.text
             is_navigation = False
         if link.above:
             context = f"{link.above} {context}"
@@ -581,6 +633,7 @@ def _find_links(
             above,
             anchor.get("accesskey", "").strip().lower() in _SEQUENCE_KEYS
             or not _SEQUENCE_RELS.isdisjoint(anchor.get("rel", "").lower().split()),
+            anchor,
         )
         found.append(link)
         if anchor.tag not in ("frame", "iframe"):  # no link text on the page: in no menu

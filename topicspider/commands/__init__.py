@@ -42,13 +42,13 @@ class OnePage:
         spider = getattr(opts, "spider", None)
         given = getattr(opts, "spargs", None)  # parse's -a; fetch, shell and view have none
         arguments = {**({"seeds": args[0]} if args else {}), **(given or {})}
-        if spider and refuses_arguments(self, spider, arguments):
-            if given is None:
-                print(
-                    "topicspider: this command takes no spider arguments (-a); judge the page"
-                    f" with `scrapy parse --spider {spider} -a keywords=… URL`",
-                    file=sys.stderr,
-                )
+        instead = None
+        if given is None:
+            instead = (
+                "this command takes no spider arguments (-a); judge the page"
+                f" with `scrapy parse --spider {spider} -a keywords=… URL`"
+            )
+        if spider and refuses_arguments(self, spider, arguments, instead=instead):
             return
         super().run(args, opts)  # type: ignore[misc]
 
@@ -59,10 +59,13 @@ def refuses_arguments(
     arguments: dict[str, Any],
     *checks: Callable[[], None],
     settings: BaseSettings | None = None,
+    instead: str | None = None,
 ) -> bool:
     """Run the spider's ``check_arguments(settings, **arguments)``, if it has one, then
     ``checks``; on a ``TopicSpiderError``, say it in one line (also in ``LOG_FILE``), set
-    the exit status to 2 and return True. ``settings``: the command's unless given."""
+    the exit status to 2 and return True. ``settings``: the command's unless given;
+    ``instead``: the line to say in place of the error (a command that cannot give what it
+    asks for)."""
     assert command.crawler_process
     assert command.settings is not None
     if isinstance(spider, str):
@@ -74,10 +77,13 @@ def refuses_arguments(
         for more in checks:
             more()
     except TopicSpiderError as error:
-        message = readable(str(error))
-        print(f"topicspider: error: {message}", file=sys.stderr)
+        if instead is None:
+            line = f"topicspider: error: {readable(str(error))}"
+        else:
+            line = f"topicspider: {instead}"
+        print(line, file=sys.stderr)
         if (settings or command.settings).get("LOG_FILE"):
-            logger.error("topicspider: error: %s", message)
+            logger.error("%s", line)
         command.exitcode = 2
         return True
     return False

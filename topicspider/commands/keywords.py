@@ -358,6 +358,9 @@ class Command(ScrapyCommand):
             raise UsageError(f"unknown option {options[0]}")
         if opts.top < 1:
             raise UsageError("--top must be at least 1")
+        # As a crawl does: Ctrl-C (SIGINT) stops it even if its shell started it ignored, as a
+        # shell without job control starts a command run in the background (`nohup … &`).
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
             check_types(self.settings)  # as a crawl checks them, before any page is read
             with contextlib.ExitStack() as stack:

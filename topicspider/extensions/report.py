@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import heapq
-import importlib.util
+import importlib
 import io
 import json
 import logging
@@ -158,8 +158,13 @@ class Report:
         folder = crawler.settings.get("TOPIC_REPORT")
         if not folder:
             raise NotConfigured  # no message: being off is the normal case
-        if importlib.util.find_spec("matplotlib") is None:
-            raise NotConfigured("TOPIC_REPORT needs matplotlib: pip install matplotlib")
+        try:  # at the start, not as the crawl ends: a broken install fails here too
+            importlib.import_module("matplotlib.figure")
+        except ImportError as error:
+            raise NotConfigured(
+                f"TOPIC_REPORT needs matplotlib, which cannot be imported ({error}):"
+                " pip install matplotlib"
+            ) from None
         # The threshold a crawl starts with: the adaptive one's lowest, until pages raise it.
         extension = cls(Path(folder), threshold_from_settings(crawler.settings).value)
         crawler.signals.connect(extension.spider_opened, signal=signals.spider_opened)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
 from redis.exceptions import AuthenticationError, InvalidResponse, NoPermissionError, ResponseError
+from scrapy.utils.misc import load_object
 
 from topicspider.exceptions import ConfigError
 from topicspider.redis.connection import (
@@ -249,17 +250,25 @@ def check_settings(
     allow: str | None = None,
     deny: str | None = None,
 ) -> None:
-    """Before a worker starts: the partition and dupefilter settings make sense, ``REDIS_URL``
-    names a database Redis has, the crawl id can be a key prefix, Redis accepts the
-    credentials and lets the user run the crawl's scripts, and the keywords, seen-set and
-    link rules (the spider's ``allow`` and ``deny`` arguments, ``TOPIC_STAY_ON_SITE``) match
-    the crawl's if it exists already. Raise ``ConfigError`` otherwise, naming ``REDIS_URL``
-    with its password masked. If Redis cannot be reached, the worker starts anyway and waits
-    for it."""
+    """Before a worker starts: the partition and dupefilter settings make sense (the
+    dupefilter class loads), ``REDIS_URL`` names a database Redis has, the crawl id can be a
+    key prefix, Redis accepts the credentials and lets the user run the crawl's scripts,
+    and the keywords, seen-set and link rules (the spider's ``allow`` and ``deny``
+    arguments, ``TOPIC_STAY_ON_SITE``) match the crawl's if it exists already. Raise
+    ``ConfigError`` otherwise, naming ``REDIS_URL`` with its password masked. If Redis cannot
+    be reached, the worker starts anyway and waits for it."""
     links = LinkRules(settings.getbool("TOPIC_STAY_ON_SITE"), allow or "", deny or "")
     partitions = settings.getint("TOPIC_PARTITIONS")
     parse_worker_partitions(settings.getlist("TOPIC_WORKER_PARTITIONS"), partitions)
     seen = seen_set(settings)
+    dupefilter = settings.get("REDIS_DUPEFILTER_CLASS")
+    try:
+        if not isinstance(load_object(dupefilter), type):
+            raise TypeError("not a class")
+    except (ImportError, AttributeError, NameError, ValueError, TypeError) as error:
+        raise ConfigError(
+            f"REDIS_DUPEFILTER_CLASS={dupefilter!r}: cannot be loaded ({error})"
+        ) from None
     url = settings.get("REDIS_URL")
     check_params(settings)
     try:
