@@ -274,33 +274,42 @@ def _around(block_text: str, link: _Found, text_of: _VisibleText, chars: int) ->
     if position >= 0 and block_text.find(shown, position + 1) < 0:
         start = max(0, position - chars)
         return block_text[start : position + len(shown) + chars]
-    before, after = _split_at(link.block, link.anchor, text_of)
+    before, after = _split_at(link.block, link.anchor, text_of, chars)
     return " ".join(
         part for part in (before[max(0, len(before) - chars) :], shown, after[:chars]) if part
     )
 
 
 def _split_at(
-    block: etree._Element, anchor: etree._Element, text_of: _VisibleText
+    block: etree._Element, anchor: etree._Element, text_of: _VisibleText, chars: int
 ) -> tuple[str, str]:
-    """The visible text of ``block`` before ``anchor`` and after it."""
-    before: list[str] = []
-    after: list[str] = []
-    parts: list[str] | None = before
-    for event, node in etree.iterwalk(block, events=("start", "end")):
-        if node is anchor:
-            parts = None if event == "start" else after
-            if event == "end":
-                after.append(node.tail or "")
-            continue
-        if parts is None:
-            continue
-        visible = isinstance(node.tag, str) and node not in text_of.inside
-        if event == "start" and visible:
-            parts.append(node.text or "")
-        elif event == "end" and node is not block and node.getparent() not in text_of.inside:
-            parts.append(node.tail or "")
-    return _SPACES.sub(" ", " ".join(before)).strip(), _SPACES.sub(" ", " ".join(after)).strip()
+    """At least ``chars`` characters (where the block has them) of the visible text of
+    ``block`` just before ``anchor`` and just after it, read outwards from the anchor."""
+
+    def text(node: etree._Element) -> str:
+        return text_of(node) if isinstance(node.tag, str) else ""  # a comment shows none
+
+    before: list[str] = []  # outwards: the nearest first
+    after: list[str] = [anchor.tail or ""]
+    node = anchor
+    while node is not block and sum(map(len, before)) < chars:
+        for sibling in node.itersiblings(preceding=True):
+            before += [sibling.tail or "", text(sibling)]
+            if sum(map(len, before)) >= chars:
+                break
+        node = node.getparent()
+        before.append(node.text or "")
+    node = anchor
+    while node is not block and sum(map(len, after)) < chars:
+        for sibling in node.itersiblings():
+            after += [text(sibling), sibling.tail or ""]
+            if sum(map(len, after)) >= chars:
+                break
+        node = node.getparent()
+        if node is not block:
+            after.append(node.tail or "")
+    joined = (" ".join(reversed(before)), " ".join(after))
+    return _SPACES.sub(" ", joined[0]).strip(), _SPACES.sub(" ", joined[1]).strip()
 
 
 def _entries_above(items: etree._Element, text_of: _VisibleText) -> str:
@@ -398,7 +407,12 @@ def _only_child(element: etree._Element) -> etree._Element | None:
 
 
 def _description(
-    block: etree._Element, text_of: _VisibleText, noise_ratio: float, longest: int
+    block: etree._Element,
+    block_text: str,
+    shown: str,
+    text_of: _VisibleText,
+    noise_ratio: float,
+    longest: int,
 ) -> str:
     """The text that says what the one link of a ``dt``, a table cell or another block is
     about: the ``dd`` elements after the term (a command list: ``<dt>git-svn</dt><dd>
@@ -415,7 +429,7 @@ def _description(
         cells = [cell for cell in block.itersiblings() if cell.tag in ("td", "th")]
         texts = [(cell, text) for cell in cells if len(text := text_of(cell)) <= longest]
     else:
-        words = _beside_link(block, text_of)
+        words = _beside_link(block, block_text, shown, text_of)
         described = len(words) <= longest and any(char.isalpha() for char in words)
         return words if described else ""
     parts = []
@@ -426,21 +440,28 @@ def _description(
     return " ".join(parts)
 
 
-def _beside_link(block: etree._Element, text_of: _VisibleText) -> str:
-    """The visible words of a block of one link other than the link's, up to the first
-    block nested in it."""
-    parts = [block.text or ""]
-    for child in block:
-        if isinstance(child.tag, str):
-            if child.tag in BLOCK_TAGS:
-                break
-            parts.append(text_of(child))
-        parts.append(child.tail or "")
-    entry = " ".join(parts)
-    anchor = next((anchor for anchor in block.iter("a") if anchor.get("href")), None)
-    if anchor is not None:
-        entry = _SPACES.sub(" ", entry).replace(text_of(anchor), " ", 1)
-    return _SPACES.sub(" ", entry).strip()
+def _beside_link(block: etree._Element, block_text: str, shown: str, text_of: _VisibleText) -> str:
+    """The visible words of a block of one link (``block_text``; the link shows ``shown``)
+    other than the link's, up to the first block nested in it."""
+    if len(block_text) <= len(shown) + 1:  # the link alone: most entries of a contents list
+        return ""
+    nested = next(
+        (
+            n
+            for n, child in enumerate(block)
+            if isinstance(child.tag, str) and child.tag in BLOCK_TAGS
+        ),
+        None,
+    )
+    entry = block_text
+    if nested is not None:
+        parts = [block.text or ""]
+        for child in block[:nested]:
+            if isinstance(child.tag, str):
+                parts.append(text_of(child))
+            parts.append(child.tail or "")
+        entry = _SPACES.sub(" ", " ".join(parts))
+    return _SPACES.sub(" ", entry.replace(shown, " ", 1) if shown else entry).strip()
 
 
 def _language(tag: str | None) -> str:
@@ -561,7 +582,9 @@ def _links(
                 one = blocks.counts[block] == 1
                 longest = 4 * context_chars
                 descriptions[block] = (
-                    _description(block, text_of, noise_ratio, longest) if one else ""
+                    _description(block, block_text, link.shown, text_of, noise_ratio, longest)
+                    if one
+                    else ""
                 )
             # Links right in the body (an old list page's, one a line) make no menu: left
             # out, the body would take the whole page with it.
