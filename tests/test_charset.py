@@ -605,6 +605,11 @@ def test_a_file_name_in_gbk_reads_as_a_person_reads_it():
     # of the README)
     split = "关键词.txt".encode("gbk").decode("utf-8", "surrogateescape")
     assert readable(f"{split}: keyword file not found") == "关键词.txt: keyword file not found"
+    # the message's own words beside a name stay as they are
+    name = "足球.txt".encode("gbk").decode("utf-8", "surrogateescape")
+    assert readable(f"关键词{name}") == "关键词足球.txt"
+    assert readable(f"文件：{name}”") == "文件：足球.txt”"
+    assert readable(f"足球{split}") == "足球关键词.txt"
 
 
 @pytest.mark.parametrize(

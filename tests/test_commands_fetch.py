@@ -55,3 +55,17 @@ def test_fetch_with_the_topic_spider_says_it_takes_no_spider_arguments(site_url)
         " `scrapy parse --spider topic -a keywords=… URL`",
     ]
     assert result.stdout == ""
+
+
+def test_fetch_with_the_topic_spider_says_a_bad_setting_as_it_is(site_url):
+    """The line that points to ``parse`` is for the keywords only: before, it hid a setting's
+    error, which ``parse`` then met too (review of the session's change)."""
+    result = subprocess.run(
+        [*SCRAPY, "fetch", "--nolog", "--spider", "topic", "-s", "TOPIC_THRESHOLD=5",
+         f"{site_url}/sports/index.html"],
+        cwd=ROOT, env=SCRAPY_ENV, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "topicspider: error: TOPIC_THRESHOLD='5': expected a number from 0 to 1"
+    ]

@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import zlib
 from pathlib import Path
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.httpserver import Handler, serving
+from topicspider.commands.keywords import _interruptible
 from topicspider.keywords import parse_keyword_file
 from topicspider.relevance import Relevance
 from topicspider.tokens import normalize_term
@@ -728,3 +730,33 @@ def test_ctrl_c_while_a_page_is_read_is_one_line_and_leaves_the_output_as_it_was
         connection.close()
     assert (command.returncode, stderr) == (130, "topicspider: stopped: no keyword file written\n")
     assert output.read_text("utf-8") == "足球 3\n"
+
+
+def test_a_program_that_runs_the_command_keeps_its_own_ctrl_c_handler():
+    """The command takes Ctrl-C while it runs, and gives it back; from a thread, where no
+    handler can be set, it leaves it alone (before: ``ValueError``; review of the change)."""
+
+    def own(signum, frame):
+        """The program's handler."""
+
+    before = signal.signal(signal.SIGINT, own)
+    try:
+        with _interruptible():
+            assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        assert signal.getsignal(signal.SIGINT) is own
+        errors: list[BaseException] = []
+
+        def in_a_thread() -> None:
+            try:
+                with _interruptible():
+                    pass
+            except BaseException as error:  # reported by the assert below
+                errors.append(error)
+
+        thread = threading.Thread(target=in_a_thread)
+        thread.start()
+        thread.join()
+        assert errors == []
+        assert signal.getsignal(signal.SIGINT) is own
+    finally:
+        signal.signal(signal.SIGINT, before)

@@ -340,6 +340,8 @@ SEED = ["-a", "seeds=http://127.0.0.1:9/", "-a", "keywords=sports"]
         (["-a", "keywords=sports"], "no seeds"),
         (["-a", "seeds=ftp://127.0.0.1/", "-a", "keywords=sports"], "is not an http(s) URL"),
         (["-a", "seeds=http://127.0.0.1:9/", "-a", "keywords=nosuchtopic"], "available:"),
+        # before, accepted without MYSQL_URL, and refused only once the URL was added
+        ([*SEED, "-s", "MYSQL_BATCH_SIZE=0"], "MYSQL_BATCH_SIZE=0: expected at least 1"),
         # before, "keywords argument is empty", for an argument not given at all
         (["-a", "seeds=http://127.0.0.1:9/"], "no keywords: pass -a keywords=NAME"),
         (["-a", "seeds=http://127.0.0.1:9/", "-a", "keywords=足球:0"], "positive"),

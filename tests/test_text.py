@@ -697,6 +697,15 @@ def test_a_term_a_cell_or_an_entry_that_is_its_link_takes_its_description_as_con
     assert found["/man8/fdisk.8.html"] == "fdisk (8) - Linux 分区表操作工具"
     assert found["/man8/lspci.8.html"] == "lspci 列出设备"
     assert (found["/news/"], found["/archive/"]) == ("新闻", "归档")
+    # A story's picture before its title, its summary in a block of its own; a frame in
+    # the entry is no second link of it.
+    found = contexts(
+        "<ul><li><div class='thumb'><img src='a.png'></div><a href='/story.html'>国足晋级</a>"
+        "<div>国家队主场战胜对手</div></li>"
+        "<li><iframe src='/ad.html'></iframe><a href='/about.html'>About</a> the site</li></ul>"
+    )
+    assert found["/story.html"] == "国足晋级 国家队主场战胜对手"
+    assert found["/about.html"] == "About the site"
 
 
 def test_a_link_that_shows_no_text_or_repeats_its_words_takes_the_words_around_it():
@@ -717,6 +726,12 @@ def test_a_link_that_shows_no_text_or_repeats_its_words_takes_the_words_around_i
     assert "足球比赛 更多" in found["/a.html"]
     assert "足球" not in found["/b.html"]
     assert "烹饪技巧 更多" in found["/b.html"]
+    # Pretty-printed markup: the words read are those right before the link, in order.
+    spaced = contexts(
+        "<p>Lead words. <b>s0</b> <b>s1</b>" + " " * 60 + "<b>s2</b>\n  <a href='/x.html'>"
+        "<img src='x.png'></a>\n  after one <b>after two</b>\n  after three</p>"
+    )
+    assert spaced["/x.html"] == "Lead words. s0 s1 s2 after one after two after three"
 
 
 def test_a_layout_tables_content_column_is_no_links_description():

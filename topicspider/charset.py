@@ -78,9 +78,9 @@ _GUESSED = 100
 _MOSTLY_UTF8 = 3
 _LINE_END = re.compile(r"\r\n?|\n")
 #: Bytes of a file name that were not UTF-8, as Python keeps them (``surrogateescape``),
-#: with the characters around and among them that a few of its bytes happen to make in
-#: UTF-8 (GBK 关键词 is ``\xb9`` ``ؼ`` ``\xfc\xb4\xca``).
-_ESCAPED_BYTES = re.compile("[^\x00-\x7f]*[\udc80-\udcff][^\x00-\x7f]*")
+#: with the characters among them that a few of its bytes happen to make in UTF-8 (GBK
+#: 关键词 is ``\xb9`` ``ؼ`` ``\xfc\xb4\xca``); not those beside them, a message's own.
+_ESCAPED_BYTES = re.compile("[\udc80-\udcff](?:[^\x00-\x7f]*[\udc80-\udcff])?")
 # The bytes ``_read`` decodes at a time.
 _CHUNK = 1024
 

@@ -9,6 +9,10 @@ class KeywordError(TopicSpiderError, ValueError):
     """The keyword specification cannot be used; the message says where and why."""
 
 
+class NoKeywords(KeywordError):
+    """No keywords were given: what ``scrapy fetch``, ``shell`` and ``view`` cannot give."""
+
+
 class SeedError(TopicSpiderError, ValueError):
     """The seed list cannot be used; the message says where and why."""
 

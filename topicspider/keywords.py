@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from topicspider.charset import decode_text_file, editor_lines, gbk_reading, undecoded
-from topicspider.exceptions import KeywordError
+from topicspider.exceptions import KeywordError, NoKeywords
 from topicspider.tokens import normalize_term
 
 if TYPE_CHECKING:
@@ -234,7 +234,7 @@ def load_keywords(spec: str, keywords_dir: Traversable | None = None) -> Keyword
     """Resolve a ``-a keywords=`` value: a file path, a bundled name, or inline terms."""
     spec = spec.strip()
     if not spec:
-        raise KeywordError(
+        raise NoKeywords(
             "no keywords: pass -a keywords=NAME (keywords/NAME.txt), -a keywords=FILE"
             " or -a keywords='足球:3,比赛:2'"
         )

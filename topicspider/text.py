@@ -10,7 +10,7 @@ import functools
 import itertools
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
@@ -274,42 +274,60 @@ def _around(block_text: str, link: _Found, text_of: _VisibleText, chars: int) ->
     if position >= 0 and block_text.find(shown, position + 1) < 0:
         start = max(0, position - chars)
         return block_text[start : position + len(shown) + chars]
-    before, after = _split_at(link.block, link.anchor, text_of, chars)
+    before = _read(
+        _outwards(link.block, link.anchor, text_of, forwards=False), chars, backwards=True
+    )
+    after = _read(_outwards(link.block, link.anchor, text_of, forwards=True), chars)
     return " ".join(
-        part for part in (before[max(0, len(before) - chars) :], shown, after[:chars]) if part
+        part for part in (before[-chars:] if chars else "", shown, after[:chars]) if part
     )
 
 
-def _split_at(
-    block: etree._Element, anchor: etree._Element, text_of: _VisibleText, chars: int
-) -> tuple[str, str]:
-    """At least ``chars`` characters (where the block has them) of the visible text of
-    ``block`` just before ``anchor`` and just after it, read outwards from the anchor."""
+#: Lists nested in an entry are entries of their own, not words of it.
+_NESTED_LISTS = frozenset(["ul", "ol", "dl"])
+#: The most elements read on each side of a link for its context: a wall of image links
+#: shows no words to find.
+_MOST_ELEMENTS = 20
 
-    def text(node: etree._Element) -> str:
-        return text_of(node) if isinstance(node.tag, str) else ""  # a comment shows none
 
-    before: list[str] = []  # outwards: the nearest first
-    after: list[str] = [anchor.tail or ""]
+def _outwards(
+    block: etree._Element,
+    anchor: etree._Element,
+    text_of: _VisibleText,
+    *,
+    forwards: bool,
+    skip: frozenset = frozenset(),
+) -> Iterator[str]:
+    """The visible text of ``block`` after ``anchor`` (``forwards``) or before it, nearest
+    first, in pieces; elements named in ``skip`` show none."""
+    if forwards:
+        yield anchor.tail or ""
     node = anchor
-    while node is not block and sum(map(len, before)) < chars:
-        for sibling in node.itersiblings(preceding=True):
-            before += [sibling.tail or "", text(sibling)]
-            if sum(map(len, before)) >= chars:
-                break
-        node = node.getparent()
-        before.append(node.text or "")
-    node = anchor
-    while node is not block and sum(map(len, after)) < chars:
-        for sibling in node.itersiblings():
-            after += [text(sibling), sibling.tail or ""]
-            if sum(map(len, after)) >= chars:
-                break
-        node = node.getparent()
-        if node is not block:
-            after.append(node.tail or "")
-    joined = (" ".join(reversed(before)), " ".join(after))
-    return _SPACES.sub(" ", joined[0]).strip(), _SPACES.sub(" ", joined[1]).strip()
+    while node is not block and (parent := node.getparent()) is not None:
+        for sibling in node.itersiblings(preceding=not forwards):
+            visible = isinstance(sibling.tag, str) and sibling.tag not in skip
+            shown, tail = text_of(sibling) if visible else "", sibling.tail or ""
+            yield from (shown, tail) if forwards else (tail, shown)
+        if not forwards:
+            yield parent.text or ""
+        elif parent is not block:
+            yield parent.tail or ""
+        node = parent
+
+
+def _read(pieces: Iterator[str], chars: int, *, backwards: bool = False) -> str:
+    """The first pieces of text, put in reading order, until they hold ``chars`` characters
+    that are not spaces or the text of ``_MOST_ELEMENTS`` elements is read."""
+    taken: list[str] = []
+    size = 0
+    for piece in itertools.islice(pieces, 2 * _MOST_ELEMENTS):
+        taken.append(piece)
+        size += len(piece.strip())
+        if size >= chars:
+            break
+    if backwards:
+        taken.reverse()
+    return _SPACES.sub(" ", " ".join(taken)).strip()
 
 
 def _entries_above(items: etree._Element, text_of: _VisibleText) -> str:
@@ -409,7 +427,7 @@ def _only_child(element: etree._Element) -> etree._Element | None:
 def _description(
     block: etree._Element,
     block_text: str,
-    shown: str,
+    link: _Found,
     text_of: _VisibleText,
     noise_ratio: float,
     longest: int,
@@ -418,8 +436,9 @@ def _description(
     about: the ``dd`` elements after the term (a command list: ``<dt>git-svn</dt><dd>
     Bidirectional operation…</dd>``), the cells after the cell in its row, each up to
     ``longest`` characters (a longer one is a page's content column beside a layout table's
-    link, not a description), or the block's own words beside the link, up to a list nested
-    in it (an index's entry: ``<li><a>ls</a>(1) - 列出目录内容``), if they have a letter.
+    link, not a description), or the block's own words beside the link, not those of a list
+    nested in it (an index's entry: ``<li><a>ls</a>(1) - 列出目录内容``), if they have a
+    letter.
     Those mostly link text themselves (a table of contents nested under its entry) are left
     out."""
     if block.tag == "dt":
@@ -429,7 +448,7 @@ def _description(
         cells = [cell for cell in block.itersiblings() if cell.tag in ("td", "th")]
         texts = [(cell, text) for cell in cells if len(text := text_of(cell)) <= longest]
     else:
-        words = _beside_link(block, block_text, shown, text_of)
+        words = _beside_link(block, block_text, link, text_of, longest)
         described = len(words) <= longest and any(char.isalpha() for char in words)
         return words if described else ""
     parts = []
@@ -440,28 +459,17 @@ def _description(
     return " ".join(parts)
 
 
-def _beside_link(block: etree._Element, block_text: str, shown: str, text_of: _VisibleText) -> str:
-    """The visible words of a block of one link (``block_text``; the link shows ``shown``)
-    other than the link's, up to the first block nested in it."""
-    if len(block_text) <= len(shown) + 1:  # the link alone: most entries of a contents list
+def _beside_link(
+    block: etree._Element, block_text: str, link: _Found, text_of: _VisibleText, longest: int
+) -> str:
+    """The visible words of a block of one link (``block_text``) other than the link's and
+    a list's nested in it, up to a little over ``longest`` characters."""
+    if len(block_text) <= len(link.shown) + 1:  # the link alone: most entries of a contents list
         return ""
-    nested = next(
-        (
-            n
-            for n, child in enumerate(block)
-            if isinstance(child.tag, str) and child.tag in BLOCK_TAGS
-        ),
-        None,
-    )
-    entry = block_text
-    if nested is not None:
-        parts = [block.text or ""]
-        for child in block[:nested]:
-            if isinstance(child.tag, str):
-                parts.append(text_of(child))
-            parts.append(child.tail or "")
-        entry = _SPACES.sub(" ", " ".join(parts))
-    return _SPACES.sub(" ", entry.replace(shown, " ", 1) if shown else entry).strip()
+    pieces = functools.partial(_outwards, block, link.anchor, text_of, skip=_NESTED_LISTS)
+    before = _read(pieces(forwards=False), longest + 1, backwards=True)
+    after = _read(pieces(forwards=True), longest + 1)
+    return " ".join(part for part in (before, after) if part)
 
 
 def _language(tag: str | None) -> str:
@@ -578,22 +586,25 @@ def _links(
             # A term's link (``dt``), a row's first cell (``td``) or an entry's name is
             # most of its block, and what the link is about is said beside it: the
             # definition, the next cells, the rest of the entry.
-            if block not in descriptions:
+            # A frame shows no link text: the block's one link is another.
+            framed = link.anchor.tag in ("frame", "iframe")
+            if block not in descriptions and not framed:
                 one = blocks.counts[block] == 1
                 longest = 4 * context_chars
                 descriptions[block] = (
-                    _description(block, block_text, link.shown, text_of, noise_ratio, longest)
+                    _description(block, block_text, link, text_of, noise_ratio, longest)
                     if one
                     else ""
                 )
+            description = "" if framed else descriptions[block]
             # Links right in the body (an old list page's, one a line) make no menu: left
             # out, the body would take the whole page with it.
             short = blocks.chars[block] <= MENU_ANCHOR_CHARS * blocks.counts[block]
             if short and block.tag != "body":
                 menus.add(block)
             context, is_navigation = link.text, True
-            if descriptions[block]:
-                context = f"{link.text} {descriptions[block][: 2 * context_chars]}"
+            if description:
+                context = f"{link.text} {description[: 2 * context_chars]}"
         else:
             # A block with no text (an image link alone in it): the link's words are its context.
             context = _around(block_text, link, text_of, context_chars) or link.text

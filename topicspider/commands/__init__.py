@@ -9,7 +9,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from topicspider.charset import readable
-from topicspider.exceptions import TopicSpiderError
+from topicspider.exceptions import NoKeywords, TopicSpiderError
 
 if TYPE_CHECKING:
     import argparse
@@ -64,8 +64,8 @@ def refuses_arguments(
     """Run the spider's ``check_arguments(settings, **arguments)``, if it has one, then
     ``checks``; on a ``TopicSpiderError``, say it in one line (also in ``LOG_FILE``), set
     the exit status to 2 and return True. ``settings``: the command's unless given;
-    ``instead``: the line to say in place of the error (a command that cannot give what it
-    asks for)."""
+    ``instead``: the line to say in place of a ``NoKeywords`` error (a command that cannot
+    give them)."""
     assert command.crawler_process
     assert command.settings is not None
     if isinstance(spider, str):
@@ -77,10 +77,10 @@ def refuses_arguments(
         for more in checks:
             more()
     except TopicSpiderError as error:
-        if instead is None:
-            line = f"topicspider: error: {readable(str(error))}"
-        else:
+        if instead is not None and isinstance(error, NoKeywords):
             line = f"topicspider: {instead}"
+        else:
+            line = f"topicspider: error: {readable(str(error))}"
         print(line, file=sys.stderr)
         if (settings or command.settings).get("LOG_FILE"):
             logger.error("%s", line)

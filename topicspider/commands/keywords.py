@@ -9,6 +9,7 @@ import mimetypes
 import os
 import signal
 import sys
+import threading
 import time
 import zlib
 from dataclasses import dataclass
@@ -358,9 +359,10 @@ class Command(ScrapyCommand):
             raise UsageError(f"unknown option {options[0]}")
         if opts.top < 1:
             raise UsageError("--top must be at least 1")
-        # As a crawl does: Ctrl-C (SIGINT) stops it even if its shell started it ignored, as a
-        # shell without job control starts a command run in the background (`nohup … &`).
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        with _interruptible():
+            self._write_keyword_file(args, opts)
+
+    def _write_keyword_file(self, args: list[str], opts: argparse.Namespace) -> None:
         try:
             check_types(self.settings)  # as a crawl checks them, before any page is read
             with contextlib.ExitStack() as stack:
@@ -438,3 +440,18 @@ class Command(ScrapyCommand):
 def _listing(sources: list[str], limit: int = 160) -> str:
     text = " ".join(", ".join(sources).split())  # one comment line, whatever the names
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@contextlib.contextmanager
+def _interruptible() -> Iterator[None]:
+    """Ctrl-C (SIGINT) stops the command, as it does a crawl, even if it was started with
+    SIGINT ignored, as a shell without job control starts a command run with ``&``; the
+    handler before is put back after. Only the main thread can set one."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)

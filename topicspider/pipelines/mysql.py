@@ -199,9 +199,9 @@ class MySQLPipeline:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         settings = crawler.settings
-        check_settings(settings)  # without a URL too: a mistake, once the URL is added
         if not settings.get("MYSQL_URL"):
             raise NotConfigured  # no message: the filesystem alone is the normal case
+        check_settings(settings)
         job = getattr(crawler.spider, SCRAPYD_JOB_ARGUMENT, None)
         jobdir = None if settings.get("REDIS_URL") else settings.get("JOBDIR")  # Redis: unused
         pipeline = cls(
