@@ -438,9 +438,8 @@ def _description(
     ``longest`` characters (a longer one is a page's content column beside a layout table's
     link, not a description), or the block's own words beside the link, not those of a list
     nested in it (an index's entry: ``<li><a>ls</a>(1) - 列出目录内容``), if they have a
-    letter.
-    Those mostly link text themselves (a table of contents nested under its entry) are left
-    out."""
+    letter. Those mostly link text themselves (a table of contents nested under its entry)
+    are left out."""
     if block.tag == "dt":
         siblings = itertools.takewhile(lambda dd: dd.tag == "dd", block.itersiblings())
         texts = [(dd, text_of(dd)) for dd in siblings]
@@ -511,8 +510,9 @@ _SEQUENCE_KEYS = frozenset({"n", "p", "u", "h"})
 class _Found(NamedTuple):
     """A link as found: its URL, what it says (see :func:`_link_text`) and the text it
     shows, the block it is in, whether the page marks it as a translation, the entries its
-    list sits under (a tuple: pages have thousands), and whether its ``rel`` or access key
-    makes it a step through a sequence of pages."""
+    list sits under (a tuple: pages have thousands), whether its ``rel`` or access key
+    makes it a step through a sequence of pages, and its element (to find the words where
+    it stands)."""
 
     url: str
     text: str
@@ -585,8 +585,8 @@ def _links(
                 listings.add(block)
             # A term's link (``dt``), a row's first cell (``td``) or an entry's name is
             # most of its block, and what the link is about is said beside it: the
-            # definition, the next cells, the rest of the entry.
-            # A frame shows no link text: the block's one link is another.
+            # definition, the next cells, the rest of the entry. A frame in the block
+            # shows no link text and is not its one link.
             framed = link.anchor.tag in ("frame", "iframe")
             if block not in descriptions and not framed:
                 one = blocks.counts[block] == 1
