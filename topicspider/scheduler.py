@@ -23,6 +23,7 @@ from topicspider.locks import hold
 from topicspider.pipelines import close_crawl
 from topicspider.pqueues import DiskQueue, FrontierError, MemoryQueue, ScorePriorityQueue
 from topicspider.redis.scheduler import RedisScheduler
+from topicspider.settingtypes import loaded
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -79,12 +80,9 @@ def check_frontier(settings: BaseSettings) -> None:
     if settings.get("REDIS_URL"):
         return  # the shared frontier's queues are Redis's
     for name, needed in FRONTIER_QUEUES.items():
-        value = settings.get(name)
-        try:
-            given = load_object(value)
-        except (ImportError, AttributeError, NameError, ValueError, TypeError) as error:
-            raise ConfigError(f"{name}={value!r}: cannot be loaded ({error})") from None
+        given = loaded(settings, name)
         if not (isinstance(given, type) and issubclass(given, needed)):
+            value = settings.get(name)
             raise ConfigError(
                 f"{name}={value!r}: {order}, and takes {needed.__module__}.{needed.__name__}"
                 f" or a subclass of it (the default: {getattr(defaults, name)})"

@@ -10,12 +10,13 @@ import math
 
 from scrapy.settings import BaseSettings
 from scrapy.settings import default_settings as scrapy_defaults
+from scrapy.utils.misc import load_object
 
 from topicspider import settings as defaults
 from topicspider.exceptions import ConfigError
 from topicspider.simhash import MAX_DISTANCE
 
-__all__ = ["check_types"]
+__all__ = ["check_types", "loaded"]
 
 _OWN = ("TOPIC_", "MYSQL_", "REDIS_")
 _RANGED = ("TOPIC_", "REDIS_")
@@ -164,3 +165,13 @@ def _check_range(settings: BaseSettings, name: str) -> None:
     if not least <= settings.getint(name) <= (most if most is not None else math.inf):
         expected = f">= {least}" if most is None else f"from {least} to {most}"
         raise ConfigError(f"{name}={settings.get(name)!r}: expected a whole number {expected}")
+
+
+def loaded(settings: BaseSettings, name: str) -> object:
+    """The object the setting ``name`` names by its import path; ``ConfigError`` in one line
+    naming the setting if it does not load (before, a traceback as the crawl opened)."""
+    value = settings.get(name)
+    try:
+        return load_object(value)
+    except (ImportError, AttributeError, NameError, ValueError, TypeError) as error:
+        raise ConfigError(f"{name}={value!r}: cannot be loaded ({error})") from None

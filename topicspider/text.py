@@ -274,10 +274,7 @@ def _around(block_text: str, link: _Found, text_of: _VisibleText, chars: int) ->
     if position >= 0 and block_text.find(shown, position + 1) < 0:
         start = max(0, position - chars)
         return block_text[start : position + len(shown) + chars]
-    before = _read(
-        _outwards(link.block, link.anchor, text_of, forwards=False), chars, backwards=True
-    )
-    after = _read(_outwards(link.block, link.anchor, text_of, forwards=True), chars)
+    before, after = _beside(link.block, link.anchor, text_of, chars)
     return " ".join(
         part for part in (before[-chars:] if chars else "", shown, after[:chars]) if part
     )
@@ -313,6 +310,22 @@ def _outwards(
         elif parent is not block:
             yield parent.tail or ""
         node = parent
+
+
+def _beside(
+    block: etree._Element,
+    anchor: etree._Element,
+    text_of: _VisibleText,
+    chars: int,
+    skip: frozenset = frozenset(),
+) -> tuple[str, str]:
+    """About ``chars`` characters of the visible text of ``block`` before ``anchor`` and
+    after it (:func:`_outwards`, :func:`_read`)."""
+    before = _read(
+        _outwards(block, anchor, text_of, forwards=False, skip=skip), chars, backwards=True
+    )
+    after = _read(_outwards(block, anchor, text_of, forwards=True, skip=skip), chars)
+    return before, after
 
 
 def _read(pieces: Iterator[str], chars: int, *, backwards: bool = False) -> str:
@@ -465,9 +478,7 @@ def _beside_link(
     a list's nested in it, up to a little over ``longest`` characters."""
     if len(block_text) <= len(link.shown) + 1:  # the link alone: most entries of a contents list
         return ""
-    pieces = functools.partial(_outwards, block, link.anchor, text_of, skip=_NESTED_LISTS)
-    before = _read(pieces(forwards=False), longest + 1, backwards=True)
-    after = _read(pieces(forwards=True), longest + 1)
+    before, after = _beside(block, link.anchor, text_of, longest + 1, _NESTED_LISTS)
     return " ".join(part for part in (before, after) if part)
 
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
 from redis.exceptions import AuthenticationError, InvalidResponse, NoPermissionError, ResponseError
-from scrapy.utils.misc import load_object
 
 from topicspider.exceptions import ConfigError
 from topicspider.redis.connection import (
@@ -31,6 +30,7 @@ from topicspider.redis.partitions import parse_worker_partitions
 from topicspider.redis.queue import CrawlGone
 from topicspider.redis.scripts import ADD_DOMAINS, GONE, JOIN, READ_RECORD
 from topicspider.seeds import SEEDS_FAILED_REASON
+from topicspider.settingtypes import loaded
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -261,14 +261,9 @@ def check_settings(
     partitions = settings.getint("TOPIC_PARTITIONS")
     parse_worker_partitions(settings.getlist("TOPIC_WORKER_PARTITIONS"), partitions)
     seen = seen_set(settings)
-    dupefilter = settings.get("REDIS_DUPEFILTER_CLASS")
-    try:
-        if not isinstance(load_object(dupefilter), type):
-            raise TypeError("not a class")
-    except (ImportError, AttributeError, NameError, ValueError, TypeError) as error:
-        raise ConfigError(
-            f"REDIS_DUPEFILTER_CLASS={dupefilter!r}: cannot be loaded ({error})"
-        ) from None
+    if not isinstance(loaded(settings, "REDIS_DUPEFILTER_CLASS"), type):
+        dupefilter = settings.get("REDIS_DUPEFILTER_CLASS")
+        raise ConfigError(f"REDIS_DUPEFILTER_CLASS={dupefilter!r}: cannot be loaded (not a class)")
     url = settings.get("REDIS_URL")
     check_params(settings)
     try:
