@@ -254,6 +254,11 @@ def test_a_gbk_text_file_may_hold_traditional_characters(text):
     assert decode_text_file(text.encode("gbk")) == text
 
 
+def test_a_gbk_text_file_may_hold_rare_hanzi_among_everyday_ones():
+    text = "化学元素 3\n铍 2\n氚 1\n"
+    assert decode_text_file(text.encode("gbk")) == text
+
+
 @pytest.mark.parametrize(
     "data",
     [
@@ -264,6 +269,11 @@ def test_a_gbk_text_file_may_hold_traditional_characters(text):
         "體育 2\n臺灣 1\n籃球 3\n".encode("big5"),
         "足球比賽 3\n".encode("big5"),
         "サッカー 3\n".encode("shift_jis"),
+        # One word or two of Cyrillic, Greek or Hebrew read as GB2312's rare hanzi (趔蜥铍).
+        "футбол 3\n".encode("cp1251"),
+        "футбол 3\n".encode("iso-8859-5"),
+        "ποδόσφαιρο 3\nαγώνας 2\n".encode("cp1253"),
+        "כדורגל 3\nמשחק 2\n".encode("cp1255"),
         bytes(range(256)),
         bytes(range(255, -1, -1)) * 4,
     ],

@@ -78,21 +78,27 @@ def test_empty_and_unreadable_files(tmp_path):
         load_keywords(str(tmp_path))
 
 
+NUL_BYTES = "it has NUL bytes: UTF-16, or no text"
+
+
 @pytest.mark.parametrize(
-    "data",
-    [bytes(5000), "world cup 2\nfootball 3\n".encode("utf-16-le")],
-    ids=["zeros", "utf-16 without its byte order mark"],
+    ("data", "reason"),
+    [
+        (bytes(5000), NUL_BYTES),
+        ("world cup 2\nfootball 3\n".encode("utf-16-le"), NUL_BYTES),
+        ("футбол 3\n".encode("cp1251"), "in GBK it reads as rare hanzi, 趔蜥铍: another encoding"),
+    ],
+    ids=["zeros", "utf-16 without its byte order mark", "cp1251"],
 )
-def test_a_file_with_nul_bytes_is_refused_in_one_short_line(tmp_path, data):
+def test_a_file_in_no_encoding_it_may_be_in_is_refused_in_one_short_line(tmp_path, data, reason):
     """Valid UTF-8, they were read: a file of zeros was "line 1: expected 'term weight', got
-    '\\x00\\x00…'", 20,000 characters long, and UTF-16 "weight '\\x002\\x00' is not a number"."""
+    '\\x00\\x00…'", 20,000 characters long, and UTF-16 "weight '\\x002\\x00' is not a number".
+    Valid GBK, cp1251 футбол was the keyword 趔蜥铍, without a word."""
     path = tmp_path / "topic.txt"
     path.write_bytes(data)
     with pytest.raises(KeywordError) as error:
         parse_keyword_file(path)
-    assert str(error.value) == (
-        f"{path}: keyword file is neither UTF-8 nor GBK (it has NUL bytes: UTF-16, or no text)"
-    )
+    assert str(error.value) == f"{path}: keyword file is neither UTF-8 nor GBK ({reason})"
 
 
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])

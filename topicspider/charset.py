@@ -85,6 +85,8 @@ _ESCAPED_BYTES = re.compile("[\udc80-\udcff](?:[^\x00-\x7f]*[\udc80-\udcff])?")
 _CHUNK = 1024
 
 _ERROR_MARK = "\udfff"
+# How many of a text file's rare hanzi an error shows.
+_RARE_SHOWN = 6
 _COUNT_ERRORS = "topicspider_charset_mark"
 _REPLACE = "topicspider_charset_replace"
 _ASCII = bytes(range(128))
@@ -268,8 +270,24 @@ def _decoded_text_file(data: bytes) -> str:
     except UnicodeDecodeError:
         _refuse_utf8_and_gbk(data)
         if _chinese(data, final=True) == "gb18030":
-            return data.decode("gb18030")
+            text = data.decode("gb18030")
+            _refuse_rare_hanzi(data, text)
+            return text
         raise
+
+
+def _refuse_rare_hanzi(data: bytes, text: str) -> None:
+    """Raise ``UnicodeDecodeError`` if most hanzi of ``text``, the GBK reading of
+    ``data``, are of GB2312's second level (rows 0xD8-0xF7, the rare ones): one or two
+    words in a Cyrillic, Greek or Hebrew encoding read as such (cp1251 футбол as 趔蜥铍),
+    where a Chinese keyword file or seed list holds the first level's everyday words."""
+    hanzi = dict.fromkeys(char for char in text if "\u4e00" <= char <= "\u9fff")
+    rare = [char for char in hanzi if _is_rare(char)]
+    if len(rare) * 2 > len(hanzi):
+        shown = "".join(rare[:_RARE_SHOWN])
+        raise UnicodeDecodeError(
+            "gbk", data, 0, len(data), f"in GBK it reads as rare hanzi, {shown}: another encoding"
+        )
 
 
 def gbk_reading(data: bytes) -> str | None:
@@ -541,6 +559,16 @@ def _not_only_in_latin_words(text: str, char: str) -> bool:
 
 
 @functools.lru_cache(maxsize=16384)
+def _is_rare(char: str) -> bool:
+    """Whether ``char`` is a hanzi of GB2312's second level, ordered by radical after the
+    3755 of everyday use."""
+    try:
+        gb = char.encode("gb2312")
+    except UnicodeEncodeError:
+        return False
+    return len(gb) == 2 and 0xD8 <= gb[0] <= 0xF7
+
+
 def _is_common(char: str) -> bool:
     """Whether ``char`` is a hanzi or punctuation of GB2312 or of Big5's first level.
 
