@@ -451,6 +451,24 @@ def test_a_link_scores_by_the_heading_of_the_group_it_is_listed_under(heading, a
     assert score["火候与调味"] == score["刀工入门"] == 0
 
 
+def test_a_link_scores_by_the_headings_of_the_sections_its_group_stands_in():
+    """git(1)'s command list: ``Manipulation commands`` under ``Low-level commands
+    (plumbing)``. Before, only the heading right above a list was read (review of a site
+    not seen before: harvest@50 of plumbing 15 of 19 labelled pages, 16 with the section's
+    heading). The page's title (``h1``) is no section: it would lift every group alike."""
+    groups = {"赛程": ["周末", "夜场"], "票务": ["门票"], "火候": ["调味"], "刀工": ["入门"]}
+    lists = index_page(groups, "<h3>{}</h3>")
+    sections = lists.replace("<h3>赛程", "<h2>足球比赛</h2><h3>赛程").replace(
+        "<h3>火候", "<h2>家常菜谱</h2><h3>火候"
+    )
+    page = analyze(sections.replace("<body>", "<body><h1>足球比赛</h1>"))
+    score = {link.text: link.anchor for link in page.links}
+    assert min(score["周末"], score["夜场"], score["门票"]) > 0
+    assert score["调味"] == score["入门"] == 0
+    titled = analyze(lists.replace("<body>", "<body><h1>足球比赛</h1>"))
+    assert all(link.anchor == 0 for link in titled.links)
+
+
 def test_a_heading_that_names_no_topic_takes_nothing_from_a_link():
     """The heading is read with the link, not instead: one that says nothing of the topic
     would thin out what the link itself says."""

@@ -708,6 +708,25 @@ def test_a_term_a_cell_or_an_entry_that_is_its_link_takes_its_description_as_con
     assert found["/about.html"] == "About the site"
 
 
+def test_a_link_wrapped_in_its_cell_and_named_first_in_a_menu_takes_its_rows_description():
+    """cppreference: a section's menu names each page bare, then its table has the name
+    wrapped in ``div``s in the row's first cell and what it does in the next. Before, the
+    description was never read and the menu's bare name was the link's only context (review
+    of a site not seen before: 45 of io.html's 47 function links scored 0, harvest@50 of its
+    topic 0.53 of the ceiling, 0.89 with the description)."""
+    menu = "<div><a href='/fread.html'>fread</a> <a href='/fopen.html'>fopen</a></div>"
+    rows = (
+        "<tr><td><div><div><a href='/fread.html'>fread</a></div></div></td>"
+        "<td>reads from a file</td></tr>"
+        "<tr><td><div><a href='/fopen.html'>fopen</a> <a href='/fopen_s.html'>fopen_s</a>"
+        "</div></td><td>opens a file</td></tr>"
+    )
+    found = contexts(f"<table><tr><td>{menu}</td></tr>{rows}</table>")
+    assert found["/fread.html"] == "fread reads from a file"
+    # A cell of two links describes neither: the words beside them may be either's.
+    assert found["/fopen.html"] == "fopen"
+
+
 def test_a_link_that_shows_no_text_or_repeats_its_words_takes_the_words_around_it():
     """latex2html's cross-references are an image (``[*]``) in running text, and a story
     list repeats 更多: before, each such link took the first 120 characters of its block

@@ -11,7 +11,7 @@ import itertools
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple, Protocol
 
 from lxml import etree
@@ -382,6 +382,8 @@ def _outermost_list(items: etree._Element) -> etree._Element:
 #: The headings a list of links may stand under: a heading element, or a paragraph that is
 #: all bold (``<p><strong>Content inspection</strong></p>``), as hand-written index pages have.
 _HEADING_TAGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6", "caption"])
+#: The headings of a page's sections, by rank; ``h1`` is the page's title.
+_RANKS = {"h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _BOLD_TAGS = frozenset(["strong", "b"])
 _LIST_TAGS = frozenset(["ul", "ol", "dl"])
 #: A label longer than this is a paragraph, not a heading.
@@ -401,13 +403,7 @@ def _heading_of(items: etree._Element, text_of: _VisibleText) -> str:
     heading."""
     if items.tag not in _LIST_TAGS:
         return ""
-    before = _previous(items)
-    wrapper = items.getparent()
-    if before is None and wrapper is not None and wrapper.tag in _WRAPPERS:
-        before = _previous(wrapper) if _only_child(wrapper) is items else None
-    if before is not None and before.tag in _WRAPPERS:
-        heading = _only_child(before)
-        before = heading if heading is not None and heading.tag in _HEADING_TAGS else before
+    before = _label_before(items)
     if before is None:
         return ""
     text = text_of(before)
@@ -419,6 +415,36 @@ def _heading_of(items: etree._Element, text_of: _VisibleText) -> str:
         return ""
     bold = _only_child(before)
     return text if bold is not None and bold.tag in _BOLD_TAGS and text_of(bold) == text else ""
+
+
+def _sections(root: etree._Element, text_of: _VisibleText) -> dict[etree._Element, list[str]]:
+    """Each ``h3``-``h6`` of the page with the headings of the sections it stands in,
+    outermost first; the page's title (``h1``) is no section's."""
+    sections: dict[etree._Element, list[str]] = {}
+    above: list[tuple[int, str]] = []  # the ranks and headings of the sections open
+    for heading in root.iter(*_RANKS):
+        rank = _RANKS[heading.tag]
+        while above and above[-1][0] >= rank:
+            above.pop()
+        if above:
+            sections[heading] = [text for _, text in above]
+        text = text_of(heading)
+        if text and len(text) <= _HEADING_CHARS:
+            above.append((rank, text))
+    return sections
+
+
+def _label_before(items: etree._Element) -> etree._Element | None:
+    """The element right before a list, or before the ``div`` it is alone in; the heading
+    in it if that is a ``div`` of one heading."""
+    before = _previous(items)
+    wrapper = items.getparent()
+    if before is None and wrapper is not None and wrapper.tag in _WRAPPERS:
+        before = _previous(wrapper) if _only_child(wrapper) is items else None
+    if before is not None and before.tag in _WRAPPERS:
+        heading = _only_child(before)
+        before = heading if heading is not None and heading.tag in _HEADING_TAGS else before
+    return before
 
 
 def _previous(element: etree._Element) -> etree._Element | None:
@@ -461,6 +487,8 @@ def _description(
         texts = [(cell, text) for cell in cells if len(text := text_of(cell)) <= longest]
     else:
         words = _beside_link(block, block_text, link, text_of, longest)
+        if not words and (cell := _cell_of(block)) is not None:
+            return _description(cell, text_of(cell), link, text_of, noise_ratio, longest)
         described = len(words) <= longest and any(char.isalpha() for char in words)
         return words if described else ""
     parts = []
@@ -469,6 +497,27 @@ def _description(
         if text and linked <= noise_ratio * len(text):
             parts.append(text)
     return " ".join(parts)
+
+
+def _cell_of(block: etree._Element) -> etree._Element | None:
+    """The term or table cell a block of one link stands in, a few levels up, if the link
+    is the cell's only one: a reference's ``<td><div><div><a>fread</a></div></div></td>``
+    is described by the row's other cells as a link right in the cell is. A list's item is
+    its list's entry."""
+    if block.tag == "li":
+        return None
+    for ancestor in itertools.islice(block.iterancestors(), _CELL_LEVELS):
+        if ancestor.tag in ("dt", "td", "th"):
+            # Counted to the second: a layout table's cell may hold the whole page.
+            away = (anchor for anchor in ancestor.iter("a") if _leads_away(anchor))
+            return ancestor if len(list(itertools.islice(away, 2))) == 1 else None
+    return None
+
+
+def _leads_away(anchor: etree._Element) -> bool:
+    """Whether ``anchor`` links another page, not a place in this one (as ``_AWAY_LINKS``)."""
+    href = anchor.get("href")
+    return href is not None and not href.strip().startswith("#")
 
 
 def _beside_link(
@@ -508,6 +557,9 @@ def _language_variants(urls: Iterable[str], page_url: str) -> set[str]:
     }
     return variants if len(variants) >= 2 else set()
 
+
+#: How far above a block of one link its table cell or term may be (cppreference: two).
+_CELL_LEVELS = 3
 
 #: Link types (HTML 4's, and the older ones texinfo still writes) of a page's
 #: neighbours in a sequence of pages: a chapter's "Next: ..." is no entry of its contents.
@@ -687,11 +739,13 @@ def _find_links(
 
 
 def _under_headings(found: list[_Found], text_of: _VisibleText) -> list[_Found]:
-    """``found``, each link of a list that stands under a heading with that heading: an
-    index page's groups (Postfix's ``Content inspection``: the content filter, milter and
-    backscatter pages) are about what their heading names, though their entries may not say
-    so. Only where headings tell two lists of the page apart: one ``Table of Contents`` over
-    a page's only list says nothing of any entry."""
+    """``found``, each link of a list that stands under a heading with that heading and
+    those of the sections above it: an index page's groups (Postfix's ``Content
+    inspection``: the content filter, milter and backscatter pages; git's ``Low-level
+    commands (plumbing)`` over ``Manipulation commands``) are about what their headings
+    name, though their entries may not say so. Only where headings tell two lists of the
+    page apart: one ``Table of Contents`` over a page's only list says nothing of any
+    entry."""
     parents = [link.block.getparent() if link.block.tag in ("li", "dt") else None for link in found]
     lists = {items: _outermost_list(items) for items in dict.fromkeys(parents) if items is not None}
     outermost = set(lists.values())
@@ -700,6 +754,12 @@ def _under_headings(found: list[_Found], text_of: _VisibleText) -> list[_Found]:
     headings = {items: _heading_of(items, text_of) for items in outermost}
     if len({heading for heading in headings.values() if heading}) < 2:
         return found
+    root = next(iter(outermost)).getroottree().getroot()
+    sections = _sections(root, text_of)
+    headings = {
+        items: " ".join([*sections.get(_label_before(items), ()), heading]) if heading else ""
+        for items, heading in headings.items()
+    }
     headed = []
     for link, items in zip(found, parents, strict=True):
         if items is not None and (heading := headings[lists[items]]):
@@ -835,6 +895,15 @@ def extract_page(
         known = links.get(link.url)
         if known is None:
             links[link.url] = link
+        elif known.context == known.anchor and link.anchor == known.anchor:
+            # Named bare first (a menu), then with words around it (the content's entry
+            # and its description): those words say what it is about.
+            links[link.url] = replace(
+                link,
+                navigation=known.navigation and link.navigation,
+                translation=known.translation and link.translation,
+                heading=known.heading or link.heading,
+            )
         elif (
             link.anchor
             and link.anchor not in known.anchor
