@@ -184,3 +184,17 @@ def test_full_width_letters_and_digits_are_the_ascii_words():
         "FIFA世界杯，NBA总决赛 World Cup"
     )
     assert tokenize("ＦＩＦＡ") == ["fifa"]
+
+
+def test_a_camel_case_name_is_read_with_its_words():
+    """An API reference names its classes so (review of a site not seen before: the JDK's
+    ``BlockingQueue`` never met the keyword ``blocking queue``, nor ``DatagramSocket``
+    ``socket``). The name stays a token, so that a keyword file that writes it whole
+    (``postgresql``) still meets it; an acronym's plural is no camelCase."""
+    assert tokenize("BlockingQueue URLConnection") == [
+        *("blockingqueu", "block", "queue"),
+        *("urlconnect", "url", "connect"),
+    ]
+    assert "postgresql" in tokenize("PostgreSQL")
+    assert tokenize("URLs APIs HTTP socket") == ["url", "api", "http", "socket"]
+    assert normalize_term("blocking queue") in " ".join(tokenize("a BlockingQueue of tasks"))
