@@ -153,8 +153,10 @@ def has_han(text: str) -> bool:
 def _folded(text: str) -> str:
     """Lowercased, full-width letters and digits as ASCII, each camelCase word followed by
     its words: the words tokens are made of."""
-    text = _with_camel_words(text).lower()
-    return text.translate(_NARROW) if _WIDE.search(text) else text
+    lowered = text.lower()
+    if lowered != text:  # a capital: maybe a camelCase word (on Chinese pages seldom)
+        lowered = _with_camel_words(text).lower()
+    return lowered.translate(_NARROW) if _WIDE.search(lowered) else lowered
 
 
 def _with_camel_words(text: str) -> str:
