@@ -558,7 +558,6 @@ def _not_only_in_latin_words(text: str, char: str) -> bool:
     return False
 
 
-@functools.lru_cache(maxsize=16384)
 def _is_rare(char: str) -> bool:
     """Whether ``char`` is a hanzi of GB2312's second level, ordered by radical after the
     3755 of everyday use."""
@@ -569,6 +568,7 @@ def _is_rare(char: str) -> bool:
     return len(gb) == 2 and 0xD8 <= gb[0] <= 0xF7
 
 
+@functools.lru_cache(maxsize=16384)
 def _is_common(char: str) -> bool:
     """Whether ``char`` is a hanzi or punctuation of GB2312 or of Big5's first level.
 

@@ -164,14 +164,14 @@ def _with_camel_words(text: str) -> str:
     Queue``, ``URLConnection URL Connection``), as an API reference's names are read. Found
     by where two words join: a pattern matched at every word took twice as long."""
     pieces: list[str] = []
-    done = 0
+    done = read = 0  # the text taken into pieces, and the words looked at
     for join in _CAMEL_JOIN.finditer(text):
-        if join.start() < done:
-            continue  # another join of the word just read
+        if join.start() < read:
+            continue  # another join of the word just looked at
         start = join.start()
-        while start > done and text[start - 1].isascii() and text[start - 1].isalnum():
+        while start > read and text[start - 1].isascii() and text[start - 1].isalnum():
             start -= 1
-        end = _WORD_REST.match(text, join.start()).end()  # type: ignore[union-attr]
+        end = read = _WORD_REST.match(text, join.start()).end()  # type: ignore[union-attr]
         if (
             text[start].isdigit()
             or text[start - 1 : start].isalnum()
