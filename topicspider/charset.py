@@ -558,14 +558,19 @@ def _not_only_in_latin_words(text: str, char: str) -> bool:
     return False
 
 
-def _is_rare(char: str) -> bool:
-    """Whether ``char`` is a hanzi of GB2312's second level, ordered by radical after the
-    3755 of everyday use."""
+def _gb2312_row(char: str) -> int:
+    """The row (first byte) of ``char``'s two-byte GB2312 code, 0 if it has none."""
     try:
         gb = char.encode("gb2312")
     except UnicodeEncodeError:
-        return False
-    return len(gb) == 2 and 0xD8 <= gb[0] <= 0xF7
+        return 0
+    return gb[0] if len(gb) == 2 and gb[1] >= 0xA1 else 0
+
+
+def _is_rare(char: str) -> bool:
+    """Whether ``char`` is a hanzi of GB2312's second level (rows 0xD8-0xF7), ordered by
+    radical after the 3755 of everyday use."""
+    return 0xD8 <= _gb2312_row(char) <= 0xF7
 
 
 @functools.lru_cache(maxsize=16384)
@@ -574,12 +579,9 @@ def _is_common(char: str) -> bool:
 
     These hold the Simplified and the Traditional characters in everyday use.
     """
-    try:
-        gb = char.encode("gb2312")
-    except UnicodeEncodeError:
-        gb = b""
     # Rows 0xA1 and 0xA3 hold punctuation; rows 0xB0-0xF7 hold the 6763 hanzi.
-    if len(gb) == 2 and (gb[0] in (0xA1, 0xA3) or 0xB0 <= gb[0] <= 0xF7) and gb[1] >= 0xA1:
+    row = _gb2312_row(char)
+    if row in (0xA1, 0xA3) or 0xB0 <= row <= 0xF7:
         return True
     try:
         big5 = char.encode("big5")

@@ -280,8 +280,6 @@ def _around(block_text: str, link: _Found, text_of: _VisibleText, chars: int) ->
     )
 
 
-#: Lists nested in an entry are entries of their own, not words of it.
-_NESTED_LISTS = frozenset(["ul", "ol", "dl"])
 #: The most elements read on each side of a link for its context: a wall of image links
 #: shows no words to find.
 _MOST_ELEMENTS = 20
@@ -395,15 +393,12 @@ _HEADING_CHARS = 80
 _WRAPPERS = frozenset(["div", "section", "header"])
 
 
-def _heading_of(items: etree._Element, text_of: _VisibleText) -> str:
+def _heading_of(before: etree._Element | None, text_of: _VisibleText) -> str:
     """The heading right before a list of links (``<h3>Lookup tables</h3><ul>…``), a link
     to the section it heads or not (a portal's ``<h2><a>足球</a></h2><ul>…``), either of
-    them alone in a wrapping ``div``. Nothing if the element before the list is no heading,
-    or too long to be one; a bold paragraph with a link in it is a line of text, not a
-    heading."""
-    if items.tag not in _LIST_TAGS:
-        return ""
-    before = _label_before(items)
+    them alone in a wrapping ``div``, given the element before the list
+    (:func:`_label_before`). Nothing if that is no heading, or too long to be one; a bold
+    paragraph with a link in it is a line of text, not a heading."""
     if before is None:
         return ""
     text = text_of(before)
@@ -437,6 +432,8 @@ def _sections(root: etree._Element, text_of: _VisibleText) -> dict[etree._Elemen
 def _label_before(items: etree._Element) -> etree._Element | None:
     """The element right before a list, or before the ``div`` it is alone in; the heading
     in it if that is a ``div`` of one heading."""
+    if items.tag not in _LIST_TAGS:
+        return None
     before = _previous(items)
     wrapper = items.getparent()
     if before is None and wrapper is not None and wrapper.tag in _WRAPPERS:
@@ -527,7 +524,8 @@ def _beside_link(
     a list's nested in it, up to a little over ``longest`` characters."""
     if len(block_text) <= len(link.shown) + 1:  # the link alone: most entries of a contents list
         return ""
-    before, after = _beside(block, link.anchor, text_of, longest + 1, _NESTED_LISTS)
+    # Lists nested in an entry are entries of their own, not words of it.
+    before, after = _beside(block, link.anchor, text_of, longest + 1, _LIST_TAGS)
     return " ".join(part for part in (before, after) if part)
 
 
@@ -751,13 +749,14 @@ def _under_headings(found: list[_Found], text_of: _VisibleText) -> list[_Found]:
     outermost = set(lists.values())
     if len(outermost) < 2:
         return found
-    headings = {items: _heading_of(items, text_of) for items in outermost}
+    labels = {items: _label_before(items) for items in outermost}
+    headings = {items: _heading_of(label, text_of) for items, label in labels.items()}
     if len({heading for heading in headings.values() if heading}) < 2:
         return found
     root = next(iter(outermost)).getroottree().getroot()
     sections = _sections(root, text_of)
     headings = {
-        items: " ".join([*sections.get(_label_before(items), ()), heading]) if heading else ""
+        items: " ".join([*sections.get(labels[items], ()), heading]) if heading else ""
         for items, heading in headings.items()
     }
     headed = []
