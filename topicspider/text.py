@@ -529,6 +529,33 @@ def _beside_link(
     return " ".join(part for part in (before, after) if part)
 
 
+def _line_of(
+    block: etree._Element, anchor: etree._Element, text_of: _VisibleText, most: int
+) -> str:
+    """The words on a link's line of preformatted text, its own left out, up to ``most``
+    characters on each side."""
+    before = _to_line_end(_outwards(block, anchor, text_of, forwards=False), most, backwards=True)
+    after = _to_line_end(_outwards(block, anchor, text_of, forwards=True), most)
+    return _SPACES.sub(" ", f"{before} {after}").strip()
+
+
+def _to_line_end(pieces: Iterator[str], most: int, *, backwards: bool = False) -> str:
+    """The first pieces of text, in reading order, up to the first line break or ``most``
+    characters."""
+    taken: list[str] = []
+    size = 0
+    for piece in itertools.islice(pieces, 2 * _MOST_ELEMENTS):
+        line = piece.rpartition("\n")[2] if backwards else piece.partition("\n")[0]
+        taken.append(line)
+        size += len(line)
+        if line != piece or size >= most:
+            break
+    if backwards:
+        taken.reverse()
+    text = "".join(taken)
+    return text[-most:] if backwards else text[:most]
+
+
 def _language(tag: str | None) -> str:
     """The primary language of a language tag (``zh-CN`` → ``zh``), or ''."""
     return (tag or "").strip().split("-", 1)[0].split("_", 1)[0].lower()
@@ -649,26 +676,37 @@ def _links(
             # definition, the next cells, the rest of the entry. A frame in the block
             # shows no link text and is not its one link.
             framed = link.anchor.tag in ("frame", "iframe")
-            if block not in descriptions and not framed:
-                one = blocks.counts[block] == 1
-                longest = 4 * context_chars
-                descriptions[block] = (
-                    _description(block, block_text, link, text_of, noise_ratio, longest)
-                    if one
-                    else ""
-                )
-            description = "" if framed else descriptions[block]
-            # Links right in the body (an old list page's, one a line) make no menu: left
-            # out, the body would take the whole page with it.
+            one = blocks.counts[block] == 1
+            if framed:
+                description = ""
+            elif block.tag == "pre" and not one:
+                # A plain-text index (``|ft_rust.txt|  Filetype plugin for Rust``) says what
+                # each link is about on its line.
+                description = _line_of(block, link.anchor, text_of, 2 * context_chars)
+            else:
+                if block not in descriptions:
+                    longest = 4 * context_chars
+                    descriptions[block] = (
+                        _description(block, block_text, link, text_of, noise_ratio, longest)
+                        if one
+                        else ""
+                    )
+                description = descriptions[block]
+            # Links right in the body (an old list page's, one a line) or in preformatted
+            # text (a plain-text page's) make no menu: left out, the body would take the
+            # whole page with it.
             short = blocks.chars[block] <= MENU_ANCHOR_CHARS * blocks.counts[block]
-            if short and block.tag != "body":
+            if short and block.tag not in ("body", "pre"):
                 menus.add(block)
             context, is_navigation = link.text, True
             if description:
                 context = f"{link.text} {description[: 2 * context_chars]}"
         else:
             # A block with no text (an image link alone in it): the link's words are its context.
-            context = _around(block_text, link, text_of, context_chars) or link.text
+            if block.tag == "pre":
+                context = f"{link.text} {_line_of(block, link.anchor, text_of, context_chars)}"
+            else:
+                context = _around(block_text, link, text_of, context_chars) or link.text
             is_navigation = False
         if link.above:
             context = f"{link.above} {context}"
