@@ -190,6 +190,33 @@ def test_allow_deny_and_the_cap_on_links():
     assert capped.links[0].url.endswith("/p/0.html")  # page order
 
 
+def test_past_the_cap_the_links_that_say_most_of_the_topic_are_kept():
+    """An A-Z index lists more links than the cap: before, the first ones were kept, and an
+    index of 1,300 classes lost `String` and `Thread` (review of a site not seen before:
+    harvest@50 of the topics of the two 0.71 and 0.77 of the ceiling, 0.93 and 1.00 kept)."""
+    names = [f'<li><a href="/p/{i}.html">第{i}页</a></li>' for i in range(150)]
+    names[40] = '<li><a href="/football.html">足球比赛</a></li>'
+    names[120] = '<li><a href="/football-late.html">足球联赛</a></li>'
+    capped = analyze(f"<html><body><ul>{''.join(names)}</ul></body></html>", max_links=10)
+    urls = [urlsplit(link.url).path for link in capped.links]
+    assert len(urls) == 10
+    assert capped.truncated == 140
+    # The topic's link, then the first of the others, in page order; ten times the cap
+    # are looked at, not a link farm's every link.
+    assert urls == [
+        "/p/0.html",
+        "/p/1.html",
+        "/p/2.html",
+        "/p/3.html",
+        "/p/4.html",
+        "/p/5.html",
+        "/p/6.html",
+        "/p/7.html",
+        "/p/8.html",
+        "/football.html",
+    ]
+
+
 def test_a_seed_on_the_bare_domain_keeps_the_hosts_beside_it():
     hosts = ("example.com.cn", "www.example.com.cn", "news.example.com.cn", "example.cn")
     links = "".join(f'<a href="http://{host}/a.html">{host}</a>' for host in hosts)
@@ -497,3 +524,32 @@ def test_links_start_from_the_page_s_first_base_element(head):
         "<p>足球比赛的<a href='final.html'>决赛报道</a>。</p></body></html>"
     )
     assert [link.url for link in page.links] == ["http://127.0.0.1/sports/2024/final.html"]
+
+
+def test_an_index_whose_entries_name_the_topic_in_passing_is_no_list_of_the_topic():
+    """Exim's index of options merges each chapter's options into one link text, and a word
+    of the topic here and there (``log_file_path``) made half of it count: before, it was a
+    list of the topic, and the 35 pages it named were stored from the lower bar, 18 of them
+    off topic (review of a site not seen before: stored on topic 0.20, 0.33 with it)."""
+    keywords = load_keywords(
+        "configuration:3,config file:3,option:1,main section:2,macro:2,include:1.5,"
+        "string expansion:2,syntax:1.5,comment:1,default:1,setting:1.5,runtime:2,"
+        "parameter:1.5,file:1"
+    )
+    options = (
+        "accept_8bitmime acl_not_smtp acl_smtp_connect bounce_return_body check_spool_space"
+        " daemon_smtp_ports delay_warning dns_again_means_nonexist errors_copy freeze_tell"
+        " helo_accept_junk_hosts host_lookup ignore_bounce_errors_after keep_malformed"
+    )
+    entries = "".join(
+        f'<li><a href="/ch{n}.html">{options}{" log_file_path" if n % 2 else ""}</a></li>'
+        for n in range(10)
+    )
+    index = Analyzer(keywords).analyze(
+        "http://127.0.0.1/index.html",
+        f"<html><body><ul>{entries}</ul></body></html>".encode(),
+        "text/html",
+        ("127.0.0.1",),
+    )
+    assert max(link.anchor for link in index.links) > 0
+    assert index.topical_link_share == 0

@@ -12,6 +12,7 @@ frequencies, and the link regions every page repeats
 from __future__ import annotations
 
 import functools
+import heapq
 import posixpath
 import re
 from dataclasses import dataclass
@@ -35,6 +36,14 @@ from topicspider.urlpatterns import is_noise, template, without_session
 from topicspider.urls import on_sites, url_words
 
 __all__ = ["Analyzer", "PageAnalysis", "ScoredLink"]
+
+#: How many times ``TOPIC_MAX_LINKS_PER_PAGE`` links of a page are scored for the best to be
+#: kept: a link farm's hundred thousand links are not all scored.
+LINKS_SCORED = 10
+#: What a link's words must score to count in :func:`_topical_share`: the threshold's default
+#: floor, not any word of the topic (an index of a manual's options, whose entries say
+#: "option" or "configuration" here and there, is no list of the topic).
+TOPICAL_LINK_ANCHOR = 0.05
 
 
 @dataclass(frozen=True)
@@ -209,10 +218,9 @@ class Analyzer:
             for link in page.links.values()
             if (facts := self._url_facts(link.url, charset)).follows
         ]
-        truncated = 0
-        if self.max_links and len(followed) > self.max_links:
-            truncated = len(followed) - self.max_links
-            followed = followed[: self.max_links]
+        truncated = max(0, len(followed) - self.max_links) if self.max_links else 0
+        if truncated:
+            followed = followed[: LINKS_SCORED * self.max_links]
         links = [
             ScoredLink(
                 link.url,
@@ -226,6 +234,9 @@ class Analyzer:
             )
             for link, facts in followed
         ]
+        topical_share = _topical_share(links)
+        if truncated:
+            links = _best(links, self.max_links)
         return PageAnalysis(
             charset=charset,
             title=page.title,
@@ -236,7 +247,7 @@ class Analyzer:
             links=links,
             truncated=truncated,
             link_share=page.link_share,
-            topical_link_share=_topical_share(links),
+            topical_link_share=topical_share,
             robots=meta_directives(root, self.robots_agents),
             canonical=self._canonical(root, base_url, url, charset, header_canonicals),
             scripts=self._scripts(root, url, base_url, charset),
@@ -316,11 +327,18 @@ def _base_url(root: Any, url: str, encoding: str) -> str:
     return url
 
 
+def _best(links: list[ScoredLink], count: int) -> list[ScoredLink]:
+    """The ``count`` links that say most of the topic, in page order: an A-Z index of a
+    library's 1,300 classes lists `String` and `Thread` last."""
+    kept = heapq.nlargest(count, range(len(links)), key=lambda i: links[i].anchor)
+    return [links[i] for i in sorted(kept)]
+
+
 def _topical_share(links: list[ScoredLink]) -> float:
     """How much of what a page lists is on topic: a table of contents of the topic, or of
     a whole site that mentions it."""
     listed = sum(len(link.text) for link in links)
-    topical = sum(len(link.text) for link in links if link.anchor > 0)
+    topical = sum(len(link.text) for link in links if link.anchor >= TOPICAL_LINK_ANCHOR)
     return topical / listed if listed else 0.0
 
 

@@ -102,8 +102,8 @@ TOPIC_PARSE_BACKLOG = 2
 TOPIC_PARSE_BACKLOG_AFTER = 20
 # Stay on the seeds' sites (and the hosts seeds redirect to) unless this is False.
 TOPIC_STAY_ON_SITE = True
-# Links taken from one page, in document order (link farms and giant indexes stop there;
-# 0: no limit).
+# Links taken from one page (0: no limit): past it, those of the first ten times as many that
+# say most of the topic, in document order (a link farm or a giant index stops there).
 TOPIC_MAX_LINKS_PER_PAGE = 1000
 # Pages downloaded per host (0: no cap); past it, its links are not followed and its
 # queued requests are dropped.
