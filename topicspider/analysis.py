@@ -329,7 +329,7 @@ def _base_url(root: Any, url: str, encoding: str) -> str:
 
 def _best(links: list[ScoredLink], count: int) -> list[ScoredLink]:
     """The ``count`` links that say most of the topic, in page order: an A-Z index of a
-    library's 1,300 classes lists `String` and `Thread` last."""
+    library's 1,300 classes lists ``String`` and ``Thread`` past the first thousand."""
     kept = heapq.nlargest(count, range(len(links)), key=lambda i: links[i].anchor)
     return [links[i] for i in sorted(kept)]
 

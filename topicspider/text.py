@@ -702,12 +702,15 @@ def _links(
             if description:
                 context = f"{link.text} {description[: 2 * context_chars]}"
         else:
-            # A block with no text (an image link alone in it): the link's words are its context.
+            is_navigation = False
             if block.tag == "pre":
+                # Preformatted text is broken where its author broke it: the next line (a
+                # help page's header, another paragraph) is not about the link.
                 context = f"{link.text} {_line_of(block, link.anchor, text_of, context_chars)}"
             else:
+                # A block with no text (an image link alone in it): the link's words are
+                # its context.
                 context = _around(block_text, link, text_of, context_chars) or link.text
-            is_navigation = False
         if link.above:
             context = f"{link.above} {context}"
         translation = link.marked_translation or link.url in variants
