@@ -790,6 +790,30 @@ def test_a_link_in_preformatted_text_is_described_by_its_line():
     assert "interface" not in prose["/if_pyth.html"]
 
 
+def test_an_entry_of_one_link_and_its_description_is_its_context_to_its_end():
+    """A front page lists each manual with what it covers: the link is a small part of its
+    line, so the line was prose and the context stopped 60 characters after the link, before
+    "D-Bus" (review of a site not seen before: the topic's way in scored as its neighbours, and
+    a crawl in twelve took the other manual and found nothing). A paragraph longer than a
+    description is still read around the link."""
+    gio = (
+        "<li><a href='/gio/index.html'>GIO Reference Manual</a>: a virtual file system API,"
+        " streams, networking, settings, D-Bus and application support.</li>"
+    )
+    story = "The daemon reads its configuration at start and again on a signal. " * 4
+    found = contexts(
+        f"<ul>{gio}</ul><p>{story}See <a href='/signals.html'>signals</a> for the list. {story}</p>"
+    )
+    assert found["/gio/index.html"] == (
+        "GIO Reference Manual : a virtual file system API, streams, networking, settings,"
+        " D-Bus and application support."
+    )
+    assert found["/signals.html"] == (
+        "reads its configuration at start and again on a signal. See signals for the list. "
+        "The daemon reads its configuration at start a"
+    )
+
+
 def test_a_layout_tables_content_column_is_no_links_description():
     """An old portal's page is a table: a cell of one link (its logo, its menu) beside the
     cell of the story, which says nothing of where the link goes."""

@@ -707,6 +707,11 @@ def _links(
                 # Preformatted text is broken where its author broke it: the next line (a
                 # help page's header, another paragraph) is not about the link.
                 context = f"{link.text} {_line_of(block, link.anchor, text_of, context_chars)}"
+            elif blocks.counts[block] == 1 and len(block_text) <= 4 * context_chars:
+                # A block of one link is about it to its end: an entry and its description,
+                # ``GIO Reference Manual: a virtual file system API, streams, networking,
+                # settings, D-Bus and application support``.
+                context = block_text
             else:
                 # A block with no text (an image link alone in it): the link's words are
                 # its context.
