@@ -795,15 +795,19 @@ def test_an_entry_of_one_link_and_its_description_is_its_context_to_its_end():
     line, so the line was prose and the context stopped 60 characters after the link, before
     "D-Bus" (review of a site not seen before: the topic's way in scored as its neighbours, and
     a crawl in twelve took the other manual and found nothing). A paragraph longer than a
-    description is still read around the link."""
+    description is still read around the link, and an image alone in its block says its
+    ``alt``."""
     gio = (
         "<li><a href='/gio/index.html'>GIO Reference Manual</a>: a virtual file system API,"
         " streams, networking, settings, D-Bus and application support.</li>"
     )
     story = "The daemon reads its configuration at start and again on a signal. " * 4
+    banner = "<p><a href='/football/'><img src='b.png' alt='足球专题'></a></p>"
     found = contexts(
         f"<ul>{gio}</ul><p>{story}See <a href='/signals.html'>signals</a> for the list. {story}</p>"
+        f"{banner}"
     )
+    assert found["/football/"] == "足球专题"
     assert found["/gio/index.html"] == (
         "GIO Reference Manual : a virtual file system API, streams, networking, settings,"
         " D-Bus and application support."

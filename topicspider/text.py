@@ -710,8 +710,8 @@ def _links(
             elif blocks.counts[block] == 1 and len(block_text) <= 4 * context_chars:
                 # A block of one link is about it to its end: an entry and its description,
                 # ``GIO Reference Manual: a virtual file system API, streams, networking,
-                # settings, D-Bus and application support``.
-                context = block_text
+                # settings, D-Bus and application support``. An image alone says its ``alt``.
+                context = block_text or link.text
             else:
                 # A block with no text (an image link alone in it): the link's words are
                 # its context.
