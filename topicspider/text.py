@@ -663,6 +663,7 @@ def _links(
         if block not in block_texts:
             block_texts[block] = text_of(block)
         block_text = block_texts[block]
+        one = blocks.counts[block] == 1
         # A block that is mostly link text is navigation: its text says where the
         # site goes, not what this link is about.
         if blocks.chars[block] > noise_ratio * len(block_text):
@@ -676,7 +677,6 @@ def _links(
             # definition, the next cells, the rest of the entry. A frame in the block
             # shows no link text and is not its one link.
             framed = link.anchor.tag in ("frame", "iframe")
-            one = blocks.counts[block] == 1
             if framed:
                 description = ""
             elif block.tag == "pre" and not one:
@@ -707,7 +707,7 @@ def _links(
                 # Preformatted text is broken where its author broke it: the next line (a
                 # help page's header, another paragraph) is not about the link.
                 context = f"{link.text} {_line_of(block, link.anchor, text_of, context_chars)}"
-            elif blocks.counts[block] == 1 and len(block_text) <= 4 * context_chars:
+            elif one and len(block_text) <= 4 * context_chars:
                 # A block of one link is about it to its end: an entry and its description,
                 # ``GIO Reference Manual: a virtual file system API, streams, networking,
                 # settings, D-Bus and application support``. An image alone says its ``alt``.
@@ -779,10 +779,12 @@ def _find_links(
         found.append(link)
         if anchor.tag not in ("frame", "iframe"):  # no link text on the page: in no menu
             blocks.add(block, visible, link, away=bool(target))
-    return _under_headings(found, text_of), blocks, urls.values()
+    return _under_headings(root, found, text_of), blocks, urls.values()
 
 
-def _under_headings(found: list[_Found], text_of: _VisibleText) -> list[_Found]:
+def _under_headings(
+    root: etree._Element, found: list[_Found], text_of: _VisibleText
+) -> list[_Found]:
     """``found``, each link of a list that stands under a heading with that heading and
     those of the sections above it: an index page's groups (Postfix's ``Content
     inspection``: the content filter, milter and backscatter pages; git's ``Low-level
@@ -799,7 +801,6 @@ def _under_headings(found: list[_Found], text_of: _VisibleText) -> list[_Found]:
     headings = {items: _heading_of(label, text_of) for items, label in labels.items()}
     if len({heading for heading in headings.values() if heading}) < 2:
         return found
-    root = next(iter(outermost)).getroottree().getroot()
     sections = _sections(root, text_of)
     headings = {
         items: " ".join([*sections.get(labels[items], ()), heading]) if heading else ""
