@@ -80,6 +80,17 @@ def test_a_keyword_file_that_reads_as_chinese_in_gbk_too_is_said_as_it_starts(si
     ) in result.stderr
 
 
+def test_a_term_broader_than_written_is_said_as_it_starts(site_url):
+    result = scrapy(
+        "parse", "--spider", "topic", "-a", "keywords=C types:2,足球:3", f"{site_url}/index.html"
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert (
+        "WARNING: keywords argument, item 1 ('C types:2'): term 'C types' is matched as"
+        " 'type', which is broader: pages are read without numbers and single letters ('C')\n"
+    ) in result.stderr
+
+
 def test_parse_shows_every_level_of_a_deeper_parse_and_the_scripts_it_would_read(
     nav_script_site, tmp_path
 ):

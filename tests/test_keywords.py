@@ -139,6 +139,25 @@ def test_a_keyword_file_of_utf8_and_gbk_lines_is_refused(tmp_path, data, lines):
     assert f"line {utf8} is UTF-8 and line {gbk} GBK" in str(error.value)
 
 
+def test_a_term_that_loses_a_number_or_a_letter_is_kept_with_a_warning(tmp_path):
+    """``C types`` is read as pages are, ``type``: every page's types then match it."""
+    path = tmp_path / "ffi.txt"
+    path.write_text("C types 2\nforeign function 3\nH.264 codec 1\nC语言 1\n", encoding="utf-8")
+    vector = parse_keyword_file(path)
+    assert vector.weights == {"type": 2.0, "foreign function": 3.0, "codec": 1.0, "c语言": 1.0}
+    assert vector.narrowed == (
+        f"{path}, line 1: term 'C types' is matched as 'type', which is broader: pages are"
+        " read without numbers and single letters ('C')",
+        f"{path}, line 3: term 'H.264 codec' is matched as 'codec', which is broader: pages"
+        " are read without numbers and single letters ('H', '264')",
+    )
+    assert parse_inline("Python 3:2,asyncio").narrowed == (
+        "keywords argument, item 1 ('Python 3:2'): term 'Python 3' is matched as 'python',"
+        " which is broader: pages are read without numbers and single letters ('3')",
+    )
+    assert not parse_inline("internet of things,x86 assembly,3D printing").narrowed
+
+
 def test_gbk_lines_that_are_valid_utf8_are_read_as_gbk(tmp_path):
     # 思路 and 医院 in GBK are valid UTF-8 too (˼· and ҽԺ), but read worse so.
     gbk = tmp_path / "gbk.txt"

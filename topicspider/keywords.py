@@ -35,6 +35,8 @@ _INLINE_MARK = re.compile("[:,;\uff1a\uff0c\uff1b\u3001]")
 #: A weight inside a term, before another term: ``a:3 b`` of ``a:3 b:2``. The colons of
 #: ``std::vector`` are none, nor is that of a ratio or a time, ``16:9``, ``10:30``.
 _WEIGHT_INSIDE = re.compile(r"(?<!\S)(?!\d+:)\S+:\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s")
+#: A term's Latin words and numbers (``C`` and ``types`` of ``C types``, ``802`` and ``11``).
+_LATIN_RUN = re.compile(r"[A-Za-z0-9]+")
 
 #: What to do about a keyword file that reads as Chinese in GBK and in UTF-8.
 #: The weights a keyword may have.
@@ -54,6 +56,8 @@ class KeywordVector:
     source: str = field(default="", compare=False)
     #: What the keyword file, read as UTF-8, says in GBK, if that is Chinese too.
     gbk_reading: str | None = field(default=None, compare=False)
+    #: A warning for each term that lost a number or a letter, and so matches more.
+    narrowed: tuple[str, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         if not self.weights:
@@ -102,7 +106,9 @@ def _weight(raw: str, where: str) -> float:
     return float(weight)
 
 
-def _add(weights: dict[str, float], term: str, weight: float, where: str) -> None:
+def _add(weights: dict[str, float], term: str, weight: float, where: str) -> str | None:
+    """Add ``term``'s weight; a warning if the term, read as pages are, lost a number or a
+    single letter: ``C types`` matches every page's ``types``, ``H.264 codec`` any codec."""
     normalized = normalize_term(term)
     if not normalized:
         raise KeywordError(
@@ -110,6 +116,18 @@ def _add(weights: dict[str, float], term: str, weight: float, where: str) -> Non
             " numbers, single letters and stop words"
         )
     weights[normalized] = weights.get(normalized, 0.0) + weight
+    kept = set(_LATIN_RUN.findall(normalized))
+    lost = [
+        run
+        for run in _LATIN_RUN.findall(term)
+        if (run.isdigit() or len(run) == 1) and run.lower() not in kept
+    ]
+    if not lost:
+        return None
+    return (
+        f"{where}: term {term!r} is matched as {normalized!r}, which is broader: pages are"
+        f" read without numbers and single letters ({', '.join(map(repr, lost))})"
+    )
 
 
 def parse_keyword_file(path: Traversable) -> KeywordVector:
@@ -130,12 +148,12 @@ def parse_keyword_file(path: Traversable) -> KeywordVector:
         raise KeywordError(message) from None
     other = gbk_reading(data)
     try:
-        weights = _file_weights(path, content)
+        weights, narrowed = _file_weights(path, content)
     except KeywordError as error:
         if other is None:
             raise
         raise KeywordError(f"{error} ({_GBK_HINT.format(_shown(other))})") from None
-    return KeywordVector(weights, source=str(path), gbk_reading=other)
+    return KeywordVector(weights, source=str(path), gbk_reading=other, narrowed=tuple(narrowed))
 
 
 def _shown(text: str) -> str:
@@ -144,8 +162,9 @@ def _shown(text: str) -> str:
     return repr(terms if len(terms) <= 60 else f"{terms[:60]}…")
 
 
-def _file_weights(path: Traversable, content: str) -> dict[str, float]:
+def _file_weights(path: Traversable, content: str) -> tuple[dict[str, float], list[str]]:
     weights: dict[str, float] = {}
+    narrowed: list[str] = []
     for lineno, line in enumerate(editor_lines(content), start=1):
         line = line.split("#", 1)[0].strip()
         if not line:
@@ -154,10 +173,11 @@ def _file_weights(path: Traversable, content: str) -> dict[str, float]:
         match = _WEIGHT_AT_END.match(line)
         if not match:
             raise KeywordError(f"{where}: expected 'term weight', got {line!r}")
-        _add(weights, match["term"], _weight(match["weight"], where), where)
+        if warning := _add(weights, match["term"], _weight(match["weight"], where), where):
+            narrowed.append(warning)
     if not weights:
         raise KeywordError(f"{path}: no keywords in file")
-    return weights
+    return weights, narrowed
 
 
 def parse_inline(spec: str) -> KeywordVector:
@@ -165,6 +185,7 @@ def parse_inline(spec: str) -> KeywordVector:
     too, and ``足球：3，体育：2`` or ``足球：3；体育：2`` is read as a Chinese input method
     types it."""
     weights: dict[str, float] = {}
+    narrowed: list[str] = []
     for index, part in enumerate(_INLINE_SEPARATOR.split(spec), start=1):
         part = part.strip().replace(_FULL_WIDTH_COLON, ":")
         if not part:
@@ -180,10 +201,11 @@ def parse_inline(spec: str) -> KeywordVector:
             raise KeywordError(f"{where}: two terms in one item: separate them with ','")
         if not sep or term.endswith(":"):  # no weight, or the colons of "std::vector"
             term, raw = part, "1"
-        _add(weights, term, _weight(raw.strip(), where), where)
+        if warning := _add(weights, term, _weight(raw.strip(), where), where):
+            narrowed.append(warning)
     if not weights:
         raise KeywordError("keywords argument: no keywords given")
-    return KeywordVector(weights)
+    return KeywordVector(weights, narrowed=tuple(narrowed))
 
 
 def bundled_keywords_dir() -> Traversable:

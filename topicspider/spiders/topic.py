@@ -312,6 +312,8 @@ class TopicSpider(Spider):
         logger.info("Topic: %s", readable(self.keywords.describe()))
         if warning := self.keywords.gbk_warning():
             logger.warning("%s", readable(warning))
+        for warning in self.keywords.narrowed:
+            logger.warning("%s", readable(warning))
         self.threshold = threshold_from_settings(settings)
         self.tunnel_depth = settings.getint("TOPIC_TUNNEL_DEPTH")
         # Only a budget ends a crawl that would otherwise go on through all its reserve.
