@@ -376,6 +376,24 @@ def test_topical_link_share_tells_a_topic_index_from_a_site_index():
     assert topic.topical_link_share > 0.5 > site.topical_link_share
 
 
+def test_a_chapter_page_s_topical_share_leaves_out_the_site_s_navigation():
+    """A Read the Docs chapter page lists its sections in its body, beside a sidebar of
+    every chapter: the sidebar says nothing of what the chapter lists."""
+    sections = "".join(
+        f'<li><a href="/ch2/{n}.html">足球联赛第{n}轮比赛回顾</a></li>' for n in range(4)
+    )
+    chapters = "".join(
+        f'<li><a href="/ch{n}.html">第{n}章 财经新闻与评论汇总</a></li>' for n in range(12)
+    )
+    html = (
+        f'<html><body><div role="navigation"><ul>{chapters}</ul></div>'
+        f'<div role="main"><h1>足球比赛</h1><ul>{sections}</ul></div></body></html>'
+    )
+    page = analyze(html)
+    assert page.topical_link_share > 0.9
+    assert all(link.site_wide for link in page.links if "/ch2/" not in link.url)
+
+
 def test_a_site_sidebar_naming_the_topic_does_not_make_every_page_relevant():
     """mdBook, Sphinx and blog sidebars list every chapter on every page: a page about
     something else scores nothing for the topic a sidebar entry names."""

@@ -294,6 +294,21 @@ def test_links_in_menus_and_sidebars_are_site_wide_and_a_pages_own_list_is_not()
     assert "http://127.0.0.1/book/ch1.html" not in page.site_wide_links
 
 
+def test_links_in_a_short_navigation_sidebar_are_no_entries_of_the_page():
+    """A sidebar of fewer than ``SIDEBAR_LINKS`` pages (a Read the Docs theme on a chapter
+    page: the chapters and its sections) stays in the text, but its links are the site's
+    navigation, not what the page lists."""
+    page = extract_page(
+        parse_html(
+            _book_page("<ol>" + _chapters(3).replace("/book/ch", "/book/part") + "</ol>", 12)
+        ),
+        "http://127.0.0.1/book/ch16.html",
+    )
+    assert "线程与消息传递" in page.body
+    assert "http://127.0.0.1/book/ch11.html" in page.site_wide_links
+    assert "http://127.0.0.1/book/part1.html" not in page.site_wide_links
+
+
 def test_a_pages_next_previous_and_contents_links_are_site_wide():
     """A manual's chapter (texinfo's) links its neighbours in the reading order
     with ``rel``; they are where the chapter sits, not entries of its own contents."""

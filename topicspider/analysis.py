@@ -337,8 +337,9 @@ def _best(links: list[ScoredLink], count: int) -> list[ScoredLink]:
 def _topical_share(links: list[ScoredLink]) -> float:
     """How much of what a page lists is on topic: a table of contents of the topic, or of
     a whole site that mentions it."""
-    listed = sum(len(link.text) for link in links)
-    topical = sum(len(link.text) for link in links if link.anchor >= TOPICAL_LINK_ANCHOR)
+    own = [link for link in links if not link.site_wide]
+    listed = sum(len(link.text) for link in own)
+    topical = sum(len(link.text) for link in own if link.anchor >= TOPICAL_LINK_ANCHOR)
     return topical / listed if listed else 0.0
 
 

@@ -10,11 +10,11 @@ stored, not the crawl's threshold.
 
 A list of the topic is a relevant page that is mostly links (more link text than
 ``TOPIC_LIST_LINK_RATIO`` of its text) at least half of whose link text mentions the topic:
-a chapter's contents, not the site-wide one the spider only follows. What it
-lists are its links outside the regions every page of the site repeats (menus, sidebars),
-other than the next, previous or contents page its ``rel`` or access keys name, in the
-folders of its links that mention the topic: not its footer's "About" or "License", which
-live elsewhere on the site.
+a chapter's contents, not the site-wide one the spider only follows. What it lists are
+its links outside the regions every page of the site repeats (menus, sidebars) and its
+navigation regions (``nav``, ``aside``) however short, other than the next, previous or
+contents page its ``rel`` or access keys name, in the folders of its links that mention
+the topic: not its footer's "About" or "License", which live elsewhere on the site.
 """
 
 from __future__ import annotations

@@ -61,8 +61,9 @@ BLOCK_TAGS = frozenset(
 MENU_ANCHOR_CHARS = 8
 #: A navigation or side region outside the main content with links to this many other
 #: pages is the site's table of contents, the same on every page (mdBook, Sphinx and
-#: MkDocs sidebars, blog widgets). A page's own table of contents (links to its sections),
-#: a breadcrumb and previous/next links say where the page is and stay.
+#: MkDocs sidebars, blog widgets). A shorter one (a page's own table of contents, a
+#: breadcrumb, previous/next links) says where the page is: it stays in the text, though
+#: its links are not what the page lists.
 SIDEBAR_LINKS = 40
 #: How many entries above a link in a nested table of contents count as its context.
 TOC_LEVELS = 3
@@ -722,12 +723,21 @@ def _links(
         links.append(
             LinkContext(link.url, link.text, context, is_navigation, translation, link.heading)
         )
-    site_wide = menus | _sidebars(root)
+    landmarks = _landmarks(root)
+    # Those that link to many pages are a site's table of contents (see SIDEBAR_LINKS).
+    site_wide = menus | {region for region in landmarks if _AWAY_LINKS(region) >= SIDEBAR_LINKS}
     if memory is not None:
         site_wide |= _repeated(root, navigation, blocks.away, blocks.away_sum, memory)
     inside = {node for region in site_wide for node in region.iter()}
     outside = sum(chars for block, chars in blocks.chars.items() if block not in inside)
-    entries = {link.url for link in found if link.block not in inside and not link.sequence}
+    # What the page itself lists: not the site's navigation, however few pages it links
+    # (a Read the Docs sidebar on a chapter page: the chapters, and its own sections).
+    navigating = {node for region in landmarks for node in region.iter()}
+    entries = {
+        link.url
+        for link in found
+        if link.block not in inside and link.anchor not in navigating and not link.sequence
+    }
     return links, site_wide, listings, outside, frozenset({link.url for link in found} - entries)
 
 
@@ -892,15 +902,15 @@ def _repeated(
     return {block for block in blocks if placed[block] == (True, False)}
 
 
-def _sidebars(root: etree._Element) -> set[etree._Element]:
-    """The site tables of contents among the page's navigation and side regions (``<nav>``,
-    ``<aside>``, a ``div`` with the ARIA role ``navigation`` or ``complementary``; see
-    :data:`SIDEBAR_LINKS`). An aside inside ``<main>`` or ``<article>`` is the content's own."""
-    return {
+def _landmarks(root: etree._Element) -> list[etree._Element]:
+    """The page's navigation and side regions (``<nav>``, ``<aside>``, a ``div`` with the
+    ARIA role ``navigation`` or ``complementary``) outside its main content: an aside inside
+    ``<main>`` or ``<article>`` is the content's own."""
+    return [
         region
         for region in [*root.iter("nav", "aside"), *_ROLE_REGIONS(root)]
-        if _AWAY_LINKS(region) >= SIDEBAR_LINKS and not _IN_CONTENT(region)
-    }
+        if not _IN_CONTENT(region)
+    ]
 
 
 def _document_title(root: etree._Element) -> str:
