@@ -36,7 +36,7 @@ from topicspider.mysql import schema
 from topicspider.mysql.spool import Spool, read
 from topicspider.mysql.url import MySQLUrl
 from topicspider.pipelines.mysql import MySQLPipeline, check_settings
-from topicspider.text import extract_page
+from topicspider.text import RegionMemory, extract_page
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -603,12 +603,15 @@ def crawl_command(site, site_url: str, out: Path, *settings: str) -> list[str]:
 
 
 def extracted(site, site_url: str, path: str) -> tuple[str, str]:
-    """Title and text of a served page, as the spider extracts them."""
-    body = urlopen(f"{site_url}{path}").read()  # noqa: S310 - local fixture server
-    content_type = site.headers.get(path, {}).get("Content-Type", "text/html")
-    charset, _ = decode(body, content_type)
-    response = HtmlResponse(f"{site_url}{path}", body=body, encoding=charset)
-    page = extract_page(response.selector.root, get_base_url(response))
+    """Title and text of a served page, as the spider extracts them: after the seed, which
+    shows it the footer every page has (left out of the text of the pages after it)."""
+    memory = RegionMemory()
+    for served in (site.seed_path, path):
+        body = urlopen(f"{site_url}{served}").read()  # noqa: S310 - local fixture server
+        content_type = site.headers.get(served, {}).get("Content-Type", "text/html")
+        charset, _ = decode(body, content_type)
+        response = HtmlResponse(f"{site_url}{served}", body=body, encoding=charset)
+        page = extract_page(response.selector.root, get_base_url(response), memory=memory)
     return page.title, page.body
 
 

@@ -401,6 +401,31 @@ def test_a_link_region_another_page_had_is_not_the_pages_text():
     assert "消息传递" in alone.body  # without a memory, nothing is left out
 
 
+def test_a_footer_every_page_has_is_not_the_pages_text_and_one_of_its_own_is():
+    """yelp writes the guide's authors and license under every page, two thirds of its text;
+    ikiwiki's footer names the pages that link to this one, its own."""
+    license_ = "本作品采用知识共享署名-相同方式共享 3.0 许可协议进行许可。作者：文档项目组。" * 3
+    memory = RegionMemory()
+
+    def page(name: str, text: str, footer: str) -> PageText:
+        html = (
+            f"<html><body><div class='body'><p>{text}</p></div>"
+            f'<footer><p>{footer}</p><a href="/about.html">关于本站</a></footer></body></html>'
+        )
+        return extract_page(parse_html(html), f"http://127.0.0.1/{name}.html", memory=memory)
+
+    first = page("a", "键盘导航是辅助功能测试的第一步。", license_)
+    second = page("b", "屏幕阅读器朗读每个控件的名称。", license_)
+    assert "知识共享" in first.body  # the first page cannot know
+    assert "知识共享" not in second.body
+    assert "屏幕阅读器" in second.body
+    assert "http://127.0.0.1/about.html" in second.links
+    backlinks = page("c", "颜色与对比度要足够。", "链接到本页：键盘导航 屏幕阅读器")
+    assert "链接到本页" in backlinks.body
+    later = page("d", "焦点顺序要合理。", "链接到本页：颜色与对比度")
+    assert "链接到本页" in later.body
+
+
 @pytest.mark.parametrize("marked", [True, False])
 def test_a_chapter_whose_contents_the_site_contents_had_keeps_its_own_text(marked):
     """Sphinx's ``contents.html`` nests every chapter's table of contents in one list; the

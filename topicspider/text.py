@@ -74,6 +74,13 @@ REMEMBERED_REGIONS = 100_000
 _ROLE_REGIONS = etree.XPath("//div[@role='navigation' or @role='complementary']")
 _IN_CONTENT = etree.XPath("ancestor::main | ancestor::article | ancestor::*[@role='main']")
 _CONTENT = etree.XPath("//main | //article | //*[@role='main']")
+#: The page's footer, as ARIA names it (``contentinfo``): an explicit ``role``, or a
+#: ``<footer>`` not inside an article, an aside, the main content, a navigation region or a
+#: section (HTML-AAM's implicit role).
+_FOOTERS = etree.XPath(
+    "//*[@role='contentinfo'] | //footer[not(ancestor::article or ancestor::aside"
+    " or ancestor::main or ancestor::nav or ancestor::section)]"
+)
 _AWAY_LINKS = etree.XPath("count(.//a[@href and not(starts-with(normalize-space(@href), '#'))])")
 #: A language code in an address: a path segment (``/en/``, ``/zh-cn/``), an extension
 #: (``guide.zh.html``, Apache's ``guide.html.de``) or a query parameter (``?lang=fr``). The
@@ -646,7 +653,7 @@ def _links(
 ) -> tuple[list[LinkContext], set[etree._Element], set[etree._Element], int, frozenset[str]]:
     """Every link with its context; the regions every page of the site repeats, menus
     (blocks of short links and little else), sidebar tables of contents and, with a
-    ``memory``, link regions another page had too; the blocks that are mostly links to
+    ``memory``, link regions and footers another page had too; the blocks that are mostly links to
     other pages; how many characters of link text lie outside the repeated regions; and
     the links found only inside them or as steps through a sequence of pages."""
     text_of = _VisibleText(root)
@@ -728,6 +735,7 @@ def _links(
     site_wide = menus | {region for region in landmarks if _AWAY_LINKS(region) >= SIDEBAR_LINKS}
     if memory is not None:
         site_wide |= _repeated(root, navigation, blocks.away, blocks.away_sum, memory)
+        site_wide |= _repeated_footers(root, text_of, memory)
     inside = {node for region in site_wide for node in region.iter()}
     outside = sum(chars for block, chars in blocks.chars.items() if block not in inside)
     # What the page itself lists: not the site's navigation, however few pages it links
@@ -826,11 +834,13 @@ def _under_headings(
 
 class SeenRegions(Protocol):
     def seen(self, regions: list[tuple[int, int]]) -> list[bool]:
-        """Whether each of a page's large link regions is to be left out as a sidebar."""
+        """Whether each of a page's large link regions, or footers, is to be left out as a
+        sidebar or a footer every page has."""
 
 
 class RegionMemory:
-    """The large link regions of the pages analyzed so far, by the links they hold.
+    """The large link regions of the pages analyzed so far, by the links they hold, and
+    their footers, by their text.
 
     A sidebar marked up as a plain ``div`` (Texinfo's, most templates of Chinese sites)
     cannot be told from the page's own table of contents, but it is the same on every
@@ -902,6 +912,18 @@ def _repeated(
     return {block for block in blocks if placed[block] == (True, False)}
 
 
+def _repeated_footers(
+    root: etree._Element, text_of: _VisibleText, memory: SeenRegions
+) -> set[etree._Element]:
+    """The page's footers whose text another page's footer had: the authors and license
+    yelp writes under every page of a guide (two thirds of its text, which a script keeps
+    folded). A footer of the page's own stays: ikiwiki's names the pages that link to it."""
+    texts = {footer: text for footer in _FOOTERS(root) if (text := text_of(footer))}
+    # By length and hash of its text; the length negative, never a link region's count.
+    keys = [(-len(text), hash(text) & 0xFFFF_FFFF_FFFF_FFFF) for text in texts.values()]
+    return {footer for footer, seen in zip(texts, memory.seen(keys), strict=True) if seen}
+
+
 def _landmarks(root: etree._Element) -> list[etree._Element]:
     """The page's navigation and side regions (``<nav>``, ``<aside>``, a ``div`` with the
     ARIA role ``navigation`` or ``complementary``) outside its main content: an aside inside
@@ -936,7 +958,8 @@ def extract_page(
     """Title, visible body text (capped) and every link, in page order, keyed by its URL
     (see :func:`~topicspider.urls.link_url`; ``encoding`` is the page's; ``page_url`` its
     address, if a ``<base href>`` made ``base_url`` another). With a ``memory``, link
-    regions another page had too are left out of the text (see :class:`RegionMemory`).
+    regions and footers another page had too are left out of the text (see
+    :class:`RegionMemory`).
 
     ``main`` is the body text without the blocks that are mostly links to other pages
     (related stories, a hot list, tags, a breadcrumb): a story republished in another
