@@ -145,17 +145,17 @@ def test_a_term_that_loses_a_number_or_a_letter_is_kept_with_a_warning(tmp_path)
     path.write_text("C types 2\nforeign function 3\nH.264 codec 1\nC语言 1\n", encoding="utf-8")
     vector = parse_keyword_file(path)
     assert vector.weights == {"type": 2.0, "foreign function": 3.0, "codec": 1.0, "c语言": 1.0}
-    assert vector.narrowed == (
+    assert vector.broadened == (
         f"{path}, line 1: term 'C types' is matched as 'type', which is broader: pages are"
         " read without numbers and single letters ('C')",
         f"{path}, line 3: term 'H.264 codec' is matched as 'codec', which is broader: pages"
         " are read without numbers and single letters ('H', '264')",
     )
-    assert parse_inline("Python 3:2,asyncio").narrowed == (
+    assert parse_inline("Python 3:2,asyncio").broadened == (
         "keywords argument, item 1 ('Python 3:2'): term 'Python 3' is matched as 'python',"
         " which is broader: pages are read without numbers and single letters ('3')",
     )
-    assert not parse_inline("internet of things,x86 assembly,3D printing").narrowed
+    assert not parse_inline("internet of things,x86 assembly,3D printing").broadened
 
 
 def test_gbk_lines_that_are_valid_utf8_are_read_as_gbk(tmp_path):

@@ -56,8 +56,9 @@ class KeywordVector:
     source: str = field(default="", compare=False)
     #: What the keyword file, read as UTF-8, says in GBK, if that is Chinese too.
     gbk_reading: str | None = field(default=None, compare=False)
-    #: A warning for each term that lost a number or a letter, and so matches more.
-    narrowed: tuple[str, ...] = field(default=(), compare=False)
+    #: A warning for each term that, read as pages are, lost a number or a single letter,
+    #: and so matches more than it says.
+    broadened: tuple[str, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         if not self.weights:
@@ -148,12 +149,12 @@ def parse_keyword_file(path: Traversable) -> KeywordVector:
         raise KeywordError(message) from None
     other = gbk_reading(data)
     try:
-        weights, narrowed = _file_weights(path, content)
+        weights, broadened = _file_weights(path, content)
     except KeywordError as error:
         if other is None:
             raise
         raise KeywordError(f"{error} ({_GBK_HINT.format(_shown(other))})") from None
-    return KeywordVector(weights, source=str(path), gbk_reading=other, narrowed=tuple(narrowed))
+    return KeywordVector(weights, source=str(path), gbk_reading=other, broadened=tuple(broadened))
 
 
 def _shown(text: str) -> str:
@@ -164,7 +165,7 @@ def _shown(text: str) -> str:
 
 def _file_weights(path: Traversable, content: str) -> tuple[dict[str, float], list[str]]:
     weights: dict[str, float] = {}
-    narrowed: list[str] = []
+    broadened: list[str] = []
     for lineno, line in enumerate(editor_lines(content), start=1):
         line = line.split("#", 1)[0].strip()
         if not line:
@@ -174,10 +175,10 @@ def _file_weights(path: Traversable, content: str) -> tuple[dict[str, float], li
         if not match:
             raise KeywordError(f"{where}: expected 'term weight', got {line!r}")
         if warning := _add(weights, match["term"], _weight(match["weight"], where), where):
-            narrowed.append(warning)
+            broadened.append(warning)
     if not weights:
         raise KeywordError(f"{path}: no keywords in file")
-    return weights, narrowed
+    return weights, broadened
 
 
 def parse_inline(spec: str) -> KeywordVector:
@@ -185,7 +186,7 @@ def parse_inline(spec: str) -> KeywordVector:
     too, and ``足球：3，体育：2`` or ``足球：3；体育：2`` is read as a Chinese input method
     types it."""
     weights: dict[str, float] = {}
-    narrowed: list[str] = []
+    broadened: list[str] = []
     for index, part in enumerate(_INLINE_SEPARATOR.split(spec), start=1):
         part = part.strip().replace(_FULL_WIDTH_COLON, ":")
         if not part:
@@ -202,10 +203,10 @@ def parse_inline(spec: str) -> KeywordVector:
         if not sep or term.endswith(":"):  # no weight, or the colons of "std::vector"
             term, raw = part, "1"
         if warning := _add(weights, term, _weight(raw.strip(), where), where):
-            narrowed.append(warning)
+            broadened.append(warning)
     if not weights:
         raise KeywordError("keywords argument: no keywords given")
-    return KeywordVector(weights, narrowed=tuple(narrowed))
+    return KeywordVector(weights, broadened=tuple(broadened))
 
 
 def bundled_keywords_dir() -> Traversable:

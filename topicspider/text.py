@@ -653,9 +653,9 @@ def _links(
 ) -> tuple[list[LinkContext], set[etree._Element], set[etree._Element], int, frozenset[str]]:
     """Every link with its context; the regions every page of the site repeats, menus
     (blocks of short links and little else), sidebar tables of contents and, with a
-    ``memory``, link regions and footers another page had too; the blocks that are mostly links to
-    other pages; how many characters of link text lie outside the repeated regions; and
-    the links found only inside them or as steps through a sequence of pages."""
+    ``memory``, link regions and footers another page had too; the blocks that are mostly
+    links to other pages; how many characters of link text lie outside the repeated
+    regions; and the links found only inside them or as steps through a sequence of pages."""
     text_of = _VisibleText(root)
     found, blocks, urls = _find_links(root, base_url, encoding, text_of)
     own_url = link_url(page_url, page_url, encoding) or page_url

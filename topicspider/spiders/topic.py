@@ -312,7 +312,7 @@ class TopicSpider(Spider):
         logger.info("Topic: %s", readable(self.keywords.describe()))
         if warning := self.keywords.gbk_warning():
             logger.warning("%s", readable(warning))
-        for warning in self.keywords.narrowed:
+        for warning in self.keywords.broadened:
             logger.warning("%s", readable(warning))
         self.threshold = threshold_from_settings(settings)
         self.tunnel_depth = settings.getint("TOPIC_TUNNEL_DEPTH")
