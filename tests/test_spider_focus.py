@@ -5,6 +5,7 @@ to a page's other languages, session ids in links and robots tags."""
 from __future__ import annotations
 
 import itertools
+import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -150,6 +151,88 @@ def test_tables_of_contents_are_stored_with_hub_ratio_1(portal, tmp_path):
     result = crawl(f"{portal}/index.html", tmp_path, "TOPIC_HUB_LINK_RATIO=1")
     assert "/index.html" in result.stored
     assert "topic/hub" not in result.log
+
+
+@pytest.fixture(scope="module")
+def warmup_site(tmp_path_factory):
+    """A front page of other news, one line of it on football (0.067), beside its list of
+    the portal's ten sections (0) and twelve match reports (0.196 each; near-duplicates)."""
+    root = tmp_path_factory.mktemp("warmup-site")
+    sections = "".join(off_topic_sections(root))
+    reports = "".join(f'<li><a href="/football/{n}.html">第{n}轮</a></li>' for n in range(1, 13))
+    intro = (
+        "<p>生活网每天为读者精选美食、旅行和理财方面的实用内容，网站改版后频道页面加载更快，"
+        "在手机上阅读也更加方便。我们的文章都由编辑亲自撰写和核对，转载请注明出处。"
+        "编辑部的十二位编辑来自不同城市，他们会把身边的好去处和好味道分享给你。"
+        "订阅我们的周刊，就能第一时间收到最新的菜谱和旅行攻略。本周还新开了体育频道，"
+        "刊登足球消息。</p>"
+    )
+    front = f"{intro}<ul>{sections}</ul><ul>{reports}</ul>"
+    (root / "index.html").write_text(page("生活网", front), "utf-8")
+    (root / "football").mkdir()
+    for n in range(1, 13):
+        report = page(f"联赛第{n}轮比赛回顾", f"<p>第{n}轮。</p>{REPORT}{ARTICLE}")
+        (root / "football" / f"{n}.html").write_text(report, "utf-8")
+    yield from served(root)
+
+
+REPORTS_12 = {f"/football/{n}.html" for n in range(1, 13)}
+ALL_STORED = "TOPIC_DUPLICATE_DISTANCE=-1"
+
+
+def test_pages_judged_before_the_threshold_settles_are_judged_again_once_it_has(
+    warmup_site, tmp_path
+):
+    """The front page meets the threshold at its floor (0.05), judged first: before, it was
+    stored. Once ten pages have scored above 0 the threshold is 0.12, and so is the front
+    page's verdict; the reports judged before that are stored."""
+    result = crawl(f"{warmup_site}/index.html", tmp_path, ALL_STORED)
+    assert set(result.stored) == REPORTS_12
+    log = read_jsonl(tmp_path / "f.jsonl")
+    assert result.fetched[0] == "/index.html"  # the fetch log keeps the order of judging
+    assert len(result.fetched) == len(set(result.fetched)) == 23
+    assert log[0]["relevance"] > 0.05
+    assert not log[0]["accepted"]
+    assert log[0]["threshold"] == 0.12
+    assert "'topic/held':" in result.log
+
+
+def test_a_crawl_that_ends_before_the_threshold_settles_judges_its_pages_by_it_as_it_is(
+    warmup_site, tmp_path
+):
+    """Twenty pages to score above 0, thirteen on the site: at the crawl's end the
+    threshold is over half-way up its best twenty (0.12)."""
+    result = crawl(f"{warmup_site}/index.html", tmp_path, ALL_STORED, "TOPIC_THRESHOLD_TOP=20")
+    assert set(result.stored) == REPORTS_12
+    assert "(finished)" in result.log
+
+
+def test_a_crawl_paused_before_the_threshold_settles_keeps_the_pages_that_wait(
+    warmup_site, tmp_path
+):
+    """Stopped after 14 pages (the front page, the sections, a few reports), the crawl keeps
+    the pages waiting for the threshold in its JOBDIR, and the crawl resumed judges them:
+    each page is fetched once, and said once in the fetch logs of the two."""
+    seed, job = f"{warmup_site}/index.html", f"JOBDIR={tmp_path / 'job'}"
+    stopped = crawl(seed, tmp_path / "1", ALL_STORED, job, "CLOSESPIDER_PAGECOUNT=14")
+    assert stopped.stored == []
+    assert re.search(r"\d+ page\(s\) wait for the threshold to settle: kept in JOBDIR", stopped.log)
+    resumed = crawl(seed, tmp_path / "2", ALL_STORED, job)
+    assert set(resumed.stored) == REPORTS_12
+    said = stopped.fetched + resumed.fetched
+    assert sorted(said) == sorted({*said}) == sorted({*REPORTS_12, "/index.html", *said})
+    assert "/index.html" in said
+
+
+def test_a_crawl_stopped_before_the_threshold_settles_without_a_jobdir_says_what_it_lost(
+    warmup_site, tmp_path
+):
+    stopped = crawl(f"{warmup_site}/index.html", tmp_path, ALL_STORED, "CLOSESPIDER_PAGECOUNT=14")
+    assert stopped.stored == []
+    accepted = [row for row in read_jsonl(tmp_path / "f.jsonl") if row["accepted"]]
+    assert "/index.html" in paths(accepted)  # judged by the threshold at the stop: 0.05
+    said = f"{len(accepted)} accepted page(s) not stored: the crawl stopped (closespider_pagecount)"
+    assert said in stopped.log
 
 
 @pytest.fixture(scope="module")

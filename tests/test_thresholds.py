@@ -67,6 +67,22 @@ def test_a_resumed_threshold_keeps_what_it_learned_under_the_settings_given_now(
     assert fresh.value == 0.05
 
 
+def test_the_adaptive_threshold_settles_once_its_top_pages_score_or_it_is_at_its_ceiling():
+    threshold = AdaptiveThreshold(0.12, 0.05, ratio=0.5, top=3)
+    settled = []
+    for relevance in (0.0, 0.08, 0.0, 0.09, 0.01):
+        threshold.observe(relevance)
+        settled.append(threshold.settled)
+    assert settled == [False, False, False, False, True]  # pages that score 0 tell nothing
+    high = AdaptiveThreshold(0.12, 0.05, ratio=1.0, top=3)
+    high.observe(0.9)
+    assert not high.settled
+    high.observe(0.8)  # the median of (0.9, 0.8, 0) is above the ceiling: it goes no higher
+    assert high.value == 0.12
+    assert high.settled
+    assert FixedThreshold(0.2).settled
+
+
 def test_a_crawl_resumed_with_another_threshold_uses_it(site_url, tmp_path):
     """JOBDIR keeps what the crawl learned, not the settings it was started with: a resumed
     crawl given a fixed threshold no page reaches stores nothing more."""

@@ -37,6 +37,7 @@ from urllib.parse import urlsplit
 from scrapy.utils.misc import build_from_crawler
 from scrapy.utils.request import request_from_dict
 
+from topicspider.engine import requests_in_progress
 from topicspider.exceptions import TopicSpiderError
 from topicspider.signals import page_scored
 
@@ -690,19 +691,13 @@ class ScorePriorityQueue:
         The parse counts, not just the download: a fast server answers sooner
         than pages are scored, and a request handed out then is chosen without
         the links they hold (see ``_has_room``). Storing the page's item does not:
-        the choice cannot gain from waiting for it. Scrapy keeps the requests in
-        progress as the engine slot's ``inprogress`` (not public API; pinned by the
-        Scrapy version range).
+        the choice cannot gain from waiting for it.
         """
         return Counter(
             self._slot(request)
-            for request in self._requests_in_progress()
+            for request in requests_in_progress(self.engine)
             if not request.meta.get(LINKS_QUEUED_KEY)
         )
-
-    def _requests_in_progress(self) -> Collection[Request]:
-        engine_slot = getattr(self.engine, "_slot", None)
-        return getattr(engine_slot, "inprogress", ())
 
     def _has_room(self, slot: str, in_progress: Counter[str]) -> bool:
         """Whether the slot can start a download now, chosen as late as it can be.
@@ -766,7 +761,7 @@ class ScorePriorityQueue:
         progress per slot."""
         settle = getattr(self.queue, "settle", None)
         if settle is not None:
-            settle(self._requests_in_progress())
+            settle(requests_in_progress(self.engine))
         in_progress = self._in_progress()
         best: tuple[Order, str, Counter[str]] | None = None
         for slot in self.queue.slots():

@@ -21,6 +21,9 @@ TOPIC_THRESHOLD_MODE = "adaptive"
 TOPIC_THRESHOLD_MIN = 0.05
 TOPIC_THRESHOLD_RATIO = 0.7
 TOPIC_THRESHOLD_TOP = 10
+# Until TOPIC_THRESHOLD_TOP pages have scored above 0, a page the adaptive threshold accepts
+# (at or near its floor) waits, and is judged again once they have (False: judged at once).
+TOPIC_THRESHOLD_WAIT = True
 # A page that a table of contents of the topic lists (a relevant page mostly of links, at
 # least half of whose link text mentions the topic) is stored from this relevance, when the
 # threshold above asks more (TOPIC_THRESHOLD or higher: off).

@@ -39,6 +39,12 @@ class Threshold:
     def observe(self, relevance: float) -> None:
         """Nothing to learn by default."""
 
+    @property
+    def settled(self) -> bool:
+        """Whether the value is what the crawl's pages to come will meet too, give or take:
+        until then a page it accepts waits to be judged again (see the spider's ``held``)."""
+        return True
+
     def resume(self, saved: Threshold) -> None:
         """Take over what ``saved``, the threshold of the crawl this one resumes (``JOBDIR``),
         learned; the settings are this run's. Nothing to take over by default."""
@@ -88,6 +94,13 @@ class AdaptiveThreshold(Threshold):
         if isinstance(saved, AdaptiveThreshold):
             for relevance in saved.best:
                 self.observe(relevance)
+
+    @property
+    def settled(self) -> bool:
+        """Once ``top`` pages have scored above 0, or the value is as high as it goes:
+        before, the best pages are the few first, a seed and the pages next to it, and
+        the value is often the floor."""
+        return self.best[0] > 0 or self._value >= self.highest
 
     def _follow_best(self) -> None:
         level = self.ratio * statistics.median(self.best)

@@ -25,8 +25,9 @@ logger = logging.getLogger(__name__)
 class OnePage:
     """Mixed into a command that fetches a page to show it, not to crawl (``parse``,
     ``fetch``, ``shell``, ``view``): no item pipelines, which would take the pages folder a
-    running crawl holds and connect to MySQL, and no shared frontier, which the command's
-    spider would join as a worker (``TOPICSPIDER_REDIS_URL`` exported for the crawls)."""
+    running crawl holds and connect to MySQL, no shared frontier, which the command's
+    spider would join as a worker (``TOPICSPIDER_REDIS_URL`` exported for the crawls), and
+    a page judged at once: no pages come after it for the threshold to settle on."""
 
     settings: Any
 
@@ -34,6 +35,7 @@ class OnePage:
         super().process_options(args, opts)  # type: ignore[misc]
         self.settings.set("ITEM_PIPELINES", {}, priority="cmdline")
         self.settings.set("REDIS_URL", "", priority="cmdline")
+        self.settings.set("TOPIC_THRESHOLD_WAIT", False, priority="cmdline")
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         """``--spider topic`` without its arguments (``fetch``, ``shell`` and ``view`` take

@@ -44,6 +44,7 @@ from twisted.internet.defer import Deferred
 from twisted.internet.task import deferLater
 
 from topicspider.barren import past_barren
+from topicspider.engine import requests_in_progress, wake
 from topicspider.exceptions import ConfigError
 from topicspider.pqueues import LINKS_QUEUED_KEY
 from topicspider.redis.connection import (
@@ -61,7 +62,7 @@ from topicspider.redis.queue import CHECK, FORCE, NEW, RESCORE, CrawlGone, Redis
 from topicspider.seeds import SEEDS_FAILED_REASON
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection
+    from collections.abc import Callable
 
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
@@ -343,7 +344,7 @@ class RedisScheduler(BaseScheduler):
             self.stats.inc_value("scheduler/dequeued/redis")
             self.stats.inc_value("scheduler/dequeued")
         elif dropped:
-            self._wake()  # acknowledge them and pop more now, not when a download ends
+            wake(self.crawler.engine)  # acknowledge them and pop more now, not when a download ends
         return request
 
     def spider_idle(self) -> None:
@@ -358,7 +359,7 @@ class RedisScheduler(BaseScheduler):
             self._idle_since = None  # waiting for Redis is not idleness
             raise DontCloseSpider
         if self.frontier.buffered or self.frontier.pending:
-            self._wake()
+            wake(self.crawler.engine)
             raise DontCloseSpider
         queued, active = self.frontier.queued_everywhere, self.frontier.active
         if not queued and not active:
@@ -403,14 +404,9 @@ class RedisScheduler(BaseScheduler):
 
     # --- round trips ---------------------------------------------------------------
 
-    def _in_progress(self) -> Collection[Request]:
-        """Requests the engine took and has not finished (downloaded *and* parsed): the
-        engine slot's ``inprogress``, as ``topicspider.pqueues`` reads it."""
-        return getattr(getattr(self.crawler.engine, "_slot", None), "inprogress", ())
-
     def _leases(self) -> Leases:
         """This worker's leases by how far the engine has taken them, in one pass."""
-        in_progress = self._in_progress()
+        in_progress = requests_in_progress(self.crawler.engine)
         downloading = self.crawler.engine.downloader.active if self.frontier.parse_backlog else ()
         leases = Leases([], [], [])
         for request in self.frontier.leases:
@@ -441,7 +437,8 @@ class RedisScheduler(BaseScheduler):
         if not self._send_domains():
             return
         leases = self._leases()
-        holding = len(self._in_progress()) - len(leases.parsing) - len(leases.links_queued)
+        taken = len(requests_in_progress(self.crawler.engine))
+        holding = taken - len(leases.parsing) - len(leases.links_queued)
         wanted = self.concurrency - holding - self.frontier.buffered
         step = self._redis(
             self.frontier.step, leases.done, wanted, leases.parsing, leases.links_queued
@@ -572,19 +569,11 @@ class RedisScheduler(BaseScheduler):
 
     # --- timers --------------------------------------------------------------------
 
-    def _wake(self) -> None:
-        """Ask the engine for a ``next_request()`` round now. Scrapy asks only when a
-        download ends or every 5 s; the slot's ``nextcall`` is not public API (pinned by
-        the Scrapy version range, like ``inprogress``)."""
-        slot = getattr(self.crawler.engine, "_slot", None)
-        if slot is not None:
-            slot.nextcall.schedule()
-
     def _tick(self) -> None:
         """Every ``REDIS_POLL_INTERVAL``: with nothing buffered, let the engine ask again
         (other workers may have freed a slot or queued links)."""
         if not self._closing and not self.frontier.buffered:
-            self._wake()
+            wake(self.crawler.engine)
 
     def _beat(self) -> None:
         """Every ``REDIS_LEASE``/3: renew the lease; give back dead workers' requests."""
@@ -601,4 +590,4 @@ class RedisScheduler(BaseScheduler):
         if reclaimed:
             logger.info("Gave back %d requests of workers whose lease ran out", reclaimed)
             self.stats.inc_value("topic/redis/reclaimed", reclaimed)
-            self._wake()
+            wake(self.crawler.engine)

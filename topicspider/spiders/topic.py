@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import urlsplit
 
 from scrapy import Request, Spider, signals
-from scrapy.exceptions import CloseSpider, IgnoreRequest
+from scrapy.exceptions import CloseSpider, DontCloseSpider, IgnoreRequest
 from scrapy.http import TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
+from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.response import response_status_message
+from twisted.internet.defer import DeferredList
 
 from topicspider import settings as project_settings
 from topicspider.analysis import Analyzer, PageAnalysis, ScoredLink
@@ -27,6 +29,7 @@ from topicspider.canonical import (
 )
 from topicspider.charset import content_type, is_binary, readable
 from topicspider.dupefilters import DUPEFILTERS
+from topicspider.engine import wake
 from topicspider.exceptions import ArgumentError, ConfigError, SeedError
 from topicspider.fetchedelsewhere import FetchedElsewhere
 from topicspider.hostcap import HostFull
@@ -176,9 +179,27 @@ class _Verdict(NamedTuple):
     relevant: bool
     hub: bool  # a site's table of contents: followed as relevant, not stored
     accepted: bool
-    duplicate: bool  # accepted, but a near-duplicate of a stored page
+    held: bool  # accepted before the threshold settled: judged again once it has
+    duplicate: bool | None  # accepted, but a near-duplicate of a stored page (None: not yet)
     robots: frozenset[str]  # what its robots tags forbid
     entries: frozenset[str]  # the links it lists as a list of the topic
+
+
+class _Judged(NamedTuple):
+    """A page judged: what ``page_scored`` says of it, and its item if it is accepted."""
+
+    url: str
+    relevance: float
+    depth: int
+    score: float | None  # its request's
+    threshold: float
+    listed: bool
+    accepted: bool
+    held: bool
+    duplicate: bool | None  # None: not looked at yet
+    item: PageItem | None  # if accepted
+    fingerprint: int
+    from_list: bool  # its request came from a list of the topic
 
 
 class TopicSpider(Spider):
@@ -315,6 +336,7 @@ class TopicSpider(Spider):
         for warning in self.keywords.broadened:
             logger.warning("%s", readable(warning))
         self.threshold = threshold_from_settings(settings)
+        self.wait_for_threshold = settings.getbool("TOPIC_THRESHOLD_WAIT")
         self.tunnel_depth = settings.getint("TOPIC_TUNNEL_DEPTH")
         # Only a budget ends a crawl that would otherwise go on through all its reserve.
         self.tunnel_reserve = settings.getbool("TOPIC_TUNNEL_RESERVE") and any(
@@ -340,6 +362,9 @@ class TopicSpider(Spider):
         # URL, with their depth: the seen-set holds them, and a crawl resumed from JOBDIR
         # fetches them again.
         self.not_stored: dict[str, int] = {}
+        # Pages judged before the threshold settled, in order (see ``_release``); with
+        # JOBDIR, kept for the crawl resumed if this one stops first.
+        self.waiting: list[_Judged] = []
         self.sent_links = SentLinks(settings.getint("TOPIC_SENT_LINKS"))
         self.canonicals = KnownCanonicals()
         self.dropped_parameters = DroppedParameters()
@@ -431,6 +456,7 @@ class TopicSpider(Spider):
                 "allowed_domains",
                 "failed_seeds",
                 "not_stored",
+                "waiting",
                 "dropped_parameters",
                 "duplicates",
                 "stored_addresses",
@@ -459,7 +485,21 @@ class TopicSpider(Spider):
         no page from it (a PDF) ends with the reason ``SEEDS_FAILED_REASON``, not
         ``finished``: nothing was crawled. The seeds of a crawl resumed from ``JOBDIR``,
         fetched before, are no failures; in Redis, a worker may leave its seeds to the
-        others, and the scheduler says it of the whole crawl (``RedisScheduler.spider_idle``)."""
+        others, and the scheduler says it of the whole crawl (``RedisScheduler.spider_idle``).
+
+        Pages that wait for the threshold to settle are judged by it as it is: the crawl,
+        or this worker's part of it, ends before ``TOPIC_THRESHOLD_TOP`` pages scored above 0.
+        Their items go to the pipelines here, outside any callback, and the crawl waits
+        for them, to end as soon as they are stored (``Scraper.start_itemproc_async``
+        and :func:`topicspider.engine.wake`: not in Scrapy's documented API)."""
+        stored = list(self._release()) if self.waiting else []
+        if stored:
+            store = self.crawler.engine.scraper.start_itemproc_async
+            processed = DeferredList(
+                [deferred_from_coro(store(item, response=None)) for item in stored]
+            )
+            processed.addBoth(lambda _: wake(self.crawler.engine))
+            raise DontCloseSpider
         stats = self.crawler.stats
         scored = stats.get_value("topic/accepted", 0) + stats.get_value("topic/dropped", 0)
         if self.seeds_failed and not scored and not self.settings.get("REDIS_URL"):
@@ -489,9 +529,28 @@ class TopicSpider(Spider):
 
     def closed(self, reason: str) -> None:
         """What the crawl learned goes in the final stats: the threshold its last verdicts
-        used, and the link-score mix (with ``TOPIC_ADAPTIVE``, no longer the one set)."""
+        used, and the link-score mix (with ``TOPIC_ADAPTIVE``, no longer the one set).
+
+        A crawl stopped before the threshold settled keeps the pages that wait in its
+        ``JOBDIR`` state, for the crawl resumed to judge; without, it says their verdicts
+        by the threshold as it is, and those it accepts are not stored: the item pipelines
+        are closed. (The spider's handler runs before the extensions': the fetch log and
+        the report have them.)"""
         stats = self.crawler.stats
         stats.set_value("topic/threshold", round(self.threshold.value, 4))
+        if self.waiting and "waiting" in getattr(self, "state", {}):
+            logger.info(
+                "%d page(s) wait for the threshold to settle: kept in JOBDIR for the crawl"
+                " resumed to judge",
+                len(self.waiting),
+            )
+        elif unstored := len(list(self._release())):
+            logger.warning(
+                "%d accepted page(s) not stored: the crawl stopped (%s) before the threshold"
+                " settled to judge them by (JOBDIR keeps them for the crawl resumed)",
+                unstored,
+                reason,
+            )
         if isinstance(self.strategy, BestFirst):
             for name, weight in self.strategy.weights_by_name().items():
                 stats.set_value(f"topic/mix/{name}", weight)
@@ -591,17 +650,10 @@ class TopicSpider(Spider):
             return []
         return _handed_over(response.request, list(self._judge(response, page)))
 
-    def _accepted(
-        self, response: TextResponse, page: PageAnalysis, depth: int, duplicate: bool
-    ) -> Iterator[PageItem]:
-        """The page's item, unless a near-duplicate of it is stored already."""
-        self.crawler.stats.inc_value("topic/accepted")
-        if duplicate:
-            self.crawler.stats.inc_value("topic/duplicate")
-            return
+    def _item(self, response: TextResponse, page: PageAnalysis, depth: int) -> PageItem:
         parent = response.meta.get(PARENT_KEY)
         # Links come without session ids (urls.link_url); a redirect may add one.
-        yield PageItem(
+        return PageItem(
             url=without_session(response.url),
             title=page.title,
             text=page.text,
@@ -613,33 +665,92 @@ class TopicSpider(Spider):
             fetched_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         )
 
+    @property
+    def _settled(self) -> bool:
+        """Whether a page accepted now is judged at once (``TOPIC_THRESHOLD_WAIT``)."""
+        return not self.wait_for_threshold or self.threshold.settled
+
     def _judge(self, response: TextResponse, page: PageAnalysis) -> Iterator[PageItem | Request]:
         """The page's item if it is stored, and requests for its links; what the crawl learns
-        from it on the way."""
+        from it on the way. Before the threshold settles, the item waits (``_release``)."""
         depth = response.meta.get("depth", 0)
         verdict = self._verdict(response, page)
         self._learn(response, page, verdict)
-        self.crawler.signals.send_catch_log(
-            page_scored,
-            url=response.url,
-            relevance=round(page.relevance, 6),
-            accepted=verdict.accepted,
-            duplicate=verdict.duplicate,
-            depth=depth,
-            score=score if math.isfinite(score := response.meta.get(SCORE_KEY, 0.0)) else None,
-            threshold=round(verdict.threshold, 6),
-            listed=verdict.listed,
+        score = response.meta.get(SCORE_KEY, 0.0)
+        judged = _Judged(
+            response.url,
+            page.relevance,
+            depth,
+            score if math.isfinite(score) else None,
+            verdict.threshold,
+            verdict.listed,
+            verdict.accepted,
+            verdict.held,
+            verdict.duplicate,
+            self._item(response, page, depth) if verdict.accepted else None,
+            page.fingerprint,
+            bool(response.meta.get(LISTED_KEY)),
         )
+        self.waiting.append(judged)
+        if self._settled:
+            yield from self._release()
         stats = self.crawler.stats
-        if verdict.accepted:
-            yield from self._accepted(response, page, depth, verdict.duplicate)
-        else:
-            stats.inc_value("topic/dropped")
+        if verdict.held:
+            stats.inc_value("topic/held")
         if verdict.hub:
             stats.inc_value("topic/hub")
         for directive in verdict.robots:
             stats.inc_value(f"topic/robots/{directive}")
         yield from self._follow(response, page, depth, verdict)
+
+    def _release(self) -> Iterator[PageItem]:
+        """The verdicts on the pages judged till now, said in the order they were judged
+        (``page_scored``, the stats), and the items of those stored: accepted, and no
+        near-duplicate of a stored page.
+
+        A page judged before the threshold settled met it at its floor, where a front page
+        or a directory with a line on the topic passes: if accepted then, it is judged
+        again by the threshold as it is now (a page a list of the topic has named since by
+        the lower bar). Till then its item waits. (The list is emptied in place: with
+        ``JOBDIR``, the spider's state holds it.)"""
+        waiting = self.waiting[:]
+        self.waiting.clear()
+        for page in waiting:
+            if page.held:
+                page = self._judged_again(page)
+            if page.accepted and page.duplicate is None:
+                address = without_session(page.url)
+                page = page._replace(duplicate=self._is_duplicate(page.fingerprint, address))
+            self.crawler.signals.send_catch_log(
+                page_scored,
+                url=page.url,
+                relevance=round(page.relevance, 6),
+                accepted=page.accepted,
+                duplicate=page.duplicate,
+                depth=page.depth,
+                score=page.score,
+                threshold=round(page.threshold, 6),
+                listed=page.listed,
+            )
+            stats = self.crawler.stats
+            if not page.accepted:
+                stats.inc_value("topic/dropped")
+                continue
+            stats.inc_value("topic/accepted")
+            if page.duplicate:
+                stats.inc_value("topic/duplicate")
+            elif page.item is not None:
+                yield page.item
+
+    def _judged_again(self, page: _Judged) -> _Judged:
+        crawl_threshold = self.threshold.value
+        url = without_session(page.url)
+        listed = self.listed_threshold < crawl_threshold and (page.from_list or url in self.lists)
+        threshold = self.listed_threshold if listed else crawl_threshold
+        accepted = page.relevance >= threshold
+        if accepted and page.relevance < crawl_threshold:
+            self.crawler.stats.inc_value("topic/listed")
+        return page._replace(threshold=threshold, listed=listed, accepted=accepted)
 
     def _verdict(self, response: TextResponse, page: PageAnalysis) -> _Verdict:
         """Whether the page is relevant, and whether it is stored."""
@@ -666,11 +777,20 @@ class TopicSpider(Spider):
         entries = self.lists.add(page) if topic_list else frozenset()
         robots = self._robots(response, page)
         accepted = relevant and not hub and NOINDEX not in robots
+        # The first pages of a crawl meet the threshold at its floor, where a front page or
+        # a directory with a line on the topic passes: they wait for it to settle.
+        held = accepted and not listed and not self._settled
         if accepted and page.relevance < crawl_threshold:
             self.crawler.stats.inc_value("topic/listed")
+        # Near-duplicates are told in the order pages are judged: a page that waits is
+        # compared with the stored pages once its verdict is said.
         address = without_session(response.url)
-        duplicate = accepted and self._is_duplicate(page.fingerprint, address)
-        return _Verdict(threshold, listed, relevant, hub, accepted, duplicate, robots, entries)
+        duplicate = accepted and (
+            None if held or self.waiting else self._is_duplicate(page.fingerprint, address)
+        )
+        return _Verdict(
+            threshold, listed, relevant, hub, accepted, held, duplicate, robots, entries
+        )
 
     def _learn(self, response: TextResponse, page: PageAnalysis, verdict: _Verdict) -> None:
         """What the page tells the link scores to come: the link-score mix, its URL
