@@ -246,6 +246,36 @@ def test_link_share_is_near_one_on_a_table_of_contents_and_low_on_an_article():
     assert 0 < page.link_share < 0.3
 
 
+def test_an_annotated_list_is_list_text_and_its_short_names_no_menu():
+    """Qt's class lists and group pages, Javadoc's summaries: a link in its cell and its
+    description beside it. The description is the entry's, not prose around a link; a short
+    name (``QUrl``) is an entry, not a menu's."""
+    rows = [
+        ("QUrl", "Convenient interface for working with URLs"),
+        ("QTcpSocket", "TCP socket for streams of data between hosts"),
+    ] * 6
+    table = "".join(
+        f'<tr><td><p><a href="/{name.lower()}.html">{name}</a></p></td><td><p>{text}</p></td></tr>'
+        for name, text in rows
+    )
+    grid = "".join(
+        f'<div class="col-first"><a href="/{name}.html">{name}</a></div>'
+        f'<div class="col-last"><div class="block">{text}</div></div>'
+        for name, text in rows
+    )
+    for listing in (f"<table>{table}</table>", f'<div class="summary">{grid}</div>'):
+        page = extract_page(
+            parse_html(f"<body><h1>Classes</h1>{listing}</body>"), "http://127.0.0.1/"
+        )
+        assert page.link_share > 0.9
+        assert "QUrl" in page.body
+        assert not page.site_wide_links
+    # A paragraph's one link and the words around it are no entry and its description.
+    footer = '<p>Kept by the sports desk. <a href="/notes.html">Notes from the editors</a></p>'
+    page = extract_page(parse_html(f"<body><p>{ARTICLE}</p>{footer}</body>"), "http://127.0.0.1/")
+    assert page.link_share < 0.3
+
+
 def _chapters(count: int, *, fragments: bool = False) -> str:
     target = "#section-{n}" if fragments else "/book/ch{n}.html"
     return "".join(

@@ -6,15 +6,18 @@ Each is an attribute of the engine's slot, pinned by the Scrapy version range of
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from scrapy.utils.defer import deferred_from_coro
+from twisted.internet.defer import DeferredList
 
 if TYPE_CHECKING:
-    from collections.abc import Collection
+    from collections.abc import Collection, Iterable
 
     from scrapy import Request
     from scrapy.core.engine import ExecutionEngine
 
-__all__ = ["requests_in_progress", "wake"]
+__all__ = ["requests_in_progress", "store", "wake"]
 
 
 def requests_in_progress(engine: ExecutionEngine | None) -> Collection[Request]:
@@ -29,3 +32,23 @@ def wake(engine: ExecutionEngine | None) -> None:
     slot = getattr(engine, "_slot", None)
     if slot is not None:
         slot.nextcall.schedule()
+
+
+def store(engine: ExecutionEngine, items: Iterable[Any]) -> DeferredList:
+    """Send items to the item pipelines outside any callback, as Scrapy does the items of a
+    spider's ``start()`` (``Scraper.start_itemproc_async``). Once they are processed, the
+    engine checks again whether it is idle, and a spider closing meanwhile (a pipeline that
+    failed on one of them) finishes: Scrapy's scraper looks for that only after a
+    response's output (``_check_if_closing``), and would wait for them for ever."""
+    scraper = engine.scraper
+    processed = DeferredList(
+        [deferred_from_coro(scraper.start_itemproc_async(item, response=None)) for item in items]
+    )
+
+    def finished(_: object) -> None:
+        if scraper.slot is not None:
+            scraper._check_if_closing()
+        wake(engine)
+
+    processed.addBoth(finished)
+    return processed

@@ -95,6 +95,9 @@ _URL_LANGUAGE = re.compile(
 #: The most characters a language code adds to an address (``&language=pt-br``, ``.zh-hant``).
 _LANGUAGE_CODE_CHARS = 24
 _HIDDEN_TEXT_TAGS = ("script", "style", "noscript", "template")
+#: Blocks whose one link and its description are an entry of a list or a table: a term, a
+#: cell, a list's item, a ``div`` of a grid (not a paragraph's link and the words around it).
+_ENTRY_TAGS = frozenset({"dt", "td", "th", "li", "div"})
 # Where a page points to other pages: links, image-map areas, and frames, which some
 # sites (framesets, pages that embed their lists) load their content in.
 _LINK_ATTRIBUTES = {"a": "href", "area": "href", "frame": "src", "iframe": "src"}
@@ -139,7 +142,9 @@ class PageText:
     title: str
     body: str
     links: dict[str, LinkContext]
-    #: The share of the body's text that is link text: near 1 on tables of contents.
+    #: The share of the body's text that is link text, or describes a link as an entry of an
+    #: annotated list (``QUrl``: "Convenient interface for working with URLs"): near 1 on
+    #: tables of contents.
     link_share: float = 0.0
     #: What a copy of the page in other surroundings keeps (see :func:`extract_page`).
     main: str = ""
@@ -494,6 +499,18 @@ def _description(
         words = _beside_link(block, block_text, link, text_of, longest)
         if not words and (cell := _cell_of(block)) is not None:
             return _description(cell, text_of(cell), link, text_of, noise_ratio, longest)
+        if not words and block.tag == "div":
+            # A grid of ``div`` cells (Javadoc's summary tables: ``<div class="col-first">
+            # <a>Authenticator</a></div><div class="col-last">The class Authenticator
+            # represents…</div>``): the link's cell is described by the next one.
+            following = next((el for el in block.itersiblings() if isinstance(el.tag, str)), None)
+            if following is not None and following.tag == "div":
+                text = text_of(following)
+                linked = sum(
+                    len(text_of(anchor)) for anchor in following.iter("a") if anchor.get("href")
+                )
+                if text and len(text) <= longest and linked <= noise_ratio * len(text):
+                    words = text
         described = len(words) <= longest and any(char.isalpha() for char in words)
         return words if described else ""
     parts = []
@@ -654,8 +671,9 @@ def _links(
     """Every link with its context; the regions every page of the site repeats, menus
     (blocks of short links and little else), sidebar tables of contents and, with a
     ``memory``, link regions and footers another page had too; the blocks that are mostly
-    links to other pages; how many characters of link text lie outside the repeated
-    regions; and the links found only inside them or as steps through a sequence of pages."""
+    links to other pages; how many characters of link text (an annotated list's descriptions
+    counted as their links') lie outside the repeated regions; and the links found only
+    inside them or as steps through a sequence of pages."""
     text_of = _VisibleText(root)
     found, blocks, urls = _find_links(root, base_url, encoding, text_of)
     own_url = link_url(page_url, page_url, encoding) or page_url
@@ -666,6 +684,9 @@ def _links(
     listings: set[etree._Element] = set()
     block_texts: dict[etree._Element, str] = {}
     descriptions: dict[etree._Element, str] = {}
+    # How many words describe a block's one link (its row's other cells, its ``dd``): an
+    # annotated list's entry is its link and its description, both list text.
+    described: dict[etree._Element, int] = {}
     for link in found:
         block = link.block
         if block not in block_texts:
@@ -704,6 +725,11 @@ def _links(
             # text (a plain-text page's) make no menu: left out, the body would take the
             # whole page with it.
             short = blocks.chars[block] <= MENU_ANCHOR_CHARS * blocks.counts[block]
+            if description and one and (block.tag in _ENTRY_TAGS or _cell_of(block) is not None):
+                # An entry with its description (``QUrl``: "Convenient interface for
+                # working with URLs") is an index's, not a menu's.
+                short = False
+                described[block] = len(description)
             if short and block.tag not in ("body", "pre"):
                 menus.add(block)
             context, is_navigation = link.text, True
@@ -737,7 +763,12 @@ def _links(
         site_wide |= _repeated(root, navigation, blocks.away, blocks.away_sum, memory)
         site_wide |= _repeated_footers(root, text_of, memory)
     inside = {node for region in site_wide for node in region.iter()}
-    outside = sum(chars for block, chars in blocks.chars.items() if block not in inside)
+    outside = sum(
+        chars
+        for tally in (blocks.chars, described)
+        for block, chars in tally.items()
+        if block not in inside
+    )
     # What the page itself lists: not the site's navigation, however few pages it links
     # (a Read the Docs sidebar on a chapter page: the chapters, and its own sections).
     navigating = {node for region in landmarks for node in region.iter()}

@@ -42,7 +42,7 @@ class Threshold:
     @property
     def settled(self) -> bool:
         """Whether the value is what the crawl's pages to come will meet too, give or take:
-        until then a page it accepts waits to be judged again (see the spider's ``held``)."""
+        until then a page it accepts waits to be judged again (the spider's ``waiting``)."""
         return True
 
     def resume(self, saved: Threshold) -> None:

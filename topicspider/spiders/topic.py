@@ -15,9 +15,7 @@ from scrapy import Request, Spider, signals
 from scrapy.exceptions import CloseSpider, DontCloseSpider, IgnoreRequest
 from scrapy.http import TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
-from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.response import response_status_message
-from twisted.internet.defer import DeferredList
 
 from topicspider import settings as project_settings
 from topicspider.analysis import Analyzer, PageAnalysis, ScoredLink
@@ -29,7 +27,7 @@ from topicspider.canonical import (
 )
 from topicspider.charset import content_type, is_binary, readable
 from topicspider.dupefilters import DUPEFILTERS
-from topicspider.engine import wake
+from topicspider.engine import store
 from topicspider.exceptions import ArgumentError, ConfigError, SeedError
 from topicspider.fetchedelsewhere import FetchedElsewhere
 from topicspider.hostcap import HostFull
@@ -490,15 +488,10 @@ class TopicSpider(Spider):
         Pages that wait for the threshold to settle are judged by it as it is: the crawl,
         or this worker's part of it, ends before ``TOPIC_THRESHOLD_TOP`` pages scored above 0.
         Their items go to the pipelines here, outside any callback, and the crawl waits
-        for them, to end as soon as they are stored (``Scraper.start_itemproc_async``
-        and :func:`topicspider.engine.wake`: not in Scrapy's documented API)."""
+        for them (:func:`topicspider.engine.store`)."""
         stored = list(self._release()) if self.waiting else []
         if stored:
-            store = self.crawler.engine.scraper.start_itemproc_async
-            processed = DeferredList(
-                [deferred_from_coro(store(item, response=None)) for item in stored]
-            )
-            processed.addBoth(lambda _: wake(self.crawler.engine))
+            store(self.crawler.engine, stored)
             raise DontCloseSpider
         stats = self.crawler.stats
         scored = stats.get_value("topic/accepted", 0) + stats.get_value("topic/dropped", 0)
