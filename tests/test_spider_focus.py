@@ -5,6 +5,7 @@ to a page's other languages, session ids in links and robots tags."""
 from __future__ import annotations
 
 import itertools
+import pickle
 import re
 import secrets
 from dataclasses import dataclass
@@ -222,6 +223,24 @@ def test_a_crawl_paused_before_the_threshold_settles_keeps_the_pages_that_wait(
     said = stopped.fetched + resumed.fetched
     assert sorted(said) == sorted({*said}) == sorted({*REPORTS_12, "/index.html", *said})
     assert "/index.html" in said
+
+
+def test_verdicts_wait_only_behind_a_page_that_waits(warmup_site, tmp_path):
+    """With a floor of 0.1 the front page (0.067) is dropped at once, as are the sections
+    (0): paused before any report, the crawl has said every verdict, and nothing waits."""
+    job = tmp_path / "job"
+    paused = crawl(
+        f"{warmup_site}/index.html",
+        tmp_path,
+        "TOPIC_THRESHOLD_MIN=0.1",
+        f"JOBDIR={job}",
+        "CLOSESPIDER_PAGECOUNT=6",
+        "CONCURRENT_REQUESTS=1",
+    )
+    assert paused.fetched[0] == "/index.html"
+    assert len(paused.fetched) >= 4
+    assert not set(paused.fetched) & REPORTS_12
+    assert pickle.loads((job / "spider.state").read_bytes())["waiting"] == []
 
 
 def test_a_crawl_stopped_before_the_threshold_settles_without_a_jobdir_says_what_it_lost(

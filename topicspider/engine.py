@@ -1,7 +1,8 @@
 """What the crawl reads of Scrapy's engine, and asks of it, beyond its public API.
 
-Each is an attribute of the engine's slot, pinned by the Scrapy version range of
-``requirements.txt``: kept here, in one place, for the next Scrapy to be checked against.
+Each is an attribute of the engine's slot or of its scraper, pinned by the Scrapy version
+range of ``requirements.txt``: kept here, in one place, for the next Scrapy to be checked
+against.
 """
 
 from __future__ import annotations

@@ -685,8 +685,7 @@ class TopicSpider(Spider):
             bool(response.meta.get(LISTED_KEY)),
         )
         self.waiting.append(judged)
-        if self._settled:
-            yield from self._release()
+        yield from self._release(everything=self._settled)
         stats = self.crawler.stats
         if verdict.held:
             stats.inc_value("topic/held")
@@ -696,18 +695,22 @@ class TopicSpider(Spider):
             stats.inc_value(f"topic/robots/{directive}")
         yield from self._follow(response, page, depth, verdict)
 
-    def _release(self) -> Iterator[PageItem]:
+    def _release(self, everything: bool = True) -> Iterator[PageItem]:
         """The verdicts on the pages judged till now, said in the order they were judged
         (``page_scored``, the stats), and the items of those stored: accepted, and no
-        near-duplicate of a stored page.
+        near-duplicate of a stored page. Not ``everything``: those judged before the first
+        page that waits for the threshold, whose verdicts are final.
 
         A page judged before the threshold settled met it at its floor, where a front page
         or a directory with a line on the topic passes: if accepted then, it is judged
         again by the threshold as it is now (a page a list of the topic has named since by
-        the lower bar). Till then its item waits. (The list is emptied in place: with
-        ``JOBDIR``, the spider's state holds it.)"""
-        waiting = self.waiting[:]
-        self.waiting.clear()
+        the lower bar). Till then its item waits, and so do the verdicts on the pages
+        judged after it. (The list is cut in place: with ``JOBDIR``, the spider's state
+        holds it.)"""
+        held = (index for index, page in enumerate(self.waiting) if page.held)
+        end = len(self.waiting) if everything else next(held, len(self.waiting))
+        waiting = self.waiting[:end]
+        del self.waiting[:end]
         for page in waiting:
             if page.held:
                 page = self._judged_again(page)
