@@ -243,6 +243,21 @@ def test_verdicts_wait_only_behind_a_page_that_waits(warmup_site, tmp_path):
     assert pickle.loads((job / "spider.state").read_bytes())["waiting"] == []
 
 
+def test_a_worker_of_a_crawl_in_redis_judges_its_pages_at_once(warmup_site, redis_server, tmp_path):
+    """Its requests are acknowledged once their pages are judged: a page that waited in its
+    memory would be lost to a crash. The front page is stored at the threshold's floor."""
+    result = crawl(
+        f"{warmup_site}/index.html",
+        tmp_path,
+        ALL_STORED,
+        f"REDIS_URL={redis_server.url}",
+        "TOPIC_CRAWL_ID=at-once",
+        "REDIS_IDLE_TIMEOUT=2",
+    )
+    assert set(result.stored) == {*REPORTS_12, "/index.html"}
+    assert "topic/held" not in result.log
+
+
 def test_a_crawl_stopped_before_the_threshold_settles_without_a_jobdir_says_what_it_lost(
     warmup_site, tmp_path
 ):

@@ -334,7 +334,11 @@ class TopicSpider(Spider):
         for warning in self.keywords.broadened:
             logger.warning("%s", readable(warning))
         self.threshold = threshold_from_settings(settings)
-        self.wait_for_threshold = settings.getbool("TOPIC_THRESHOLD_WAIT")
+        # In Redis a worker's request is acknowledged once its page is judged: a page that
+        # waited in its memory would be lost to its crash, which the shared frontier survives.
+        self.wait_for_threshold = settings.getbool("TOPIC_THRESHOLD_WAIT") and not settings.get(
+            "REDIS_URL"
+        )
         self.tunnel_depth = settings.getint("TOPIC_TUNNEL_DEPTH")
         # Only a budget ends a crawl that would otherwise go on through all its reserve.
         self.tunnel_reserve = settings.getbool("TOPIC_TUNNEL_RESERVE") and any(
