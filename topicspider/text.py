@@ -504,21 +504,27 @@ def _description(
             # <a>Authenticator</a></div><div class="col-last">The class Authenticator
             # represents…</div>``): the link's cell is described by the next one.
             following = next((el for el in block.itersiblings() if isinstance(el.tag, str)), None)
-            if following is not None and following.tag == "div":
-                text = text_of(following)
-                linked = sum(
-                    len(text_of(anchor)) for anchor in following.iter("a") if anchor.get("href")
-                )
-                if text and len(text) <= longest and linked <= noise_ratio * len(text):
-                    words = text
+            if (
+                following is not None
+                and following.tag == "div"
+                and len(text := text_of(following)) <= longest
+                and _mostly_words(following, text, text_of, noise_ratio)
+            ):
+                words = text
         described = len(words) <= longest and any(char.isalpha() for char in words)
         return words if described else ""
-    parts = []
-    for sibling, text in texts:
-        linked = sum(len(text_of(anchor)) for anchor in sibling.iter("a") if anchor.get("href"))
-        if text and linked <= noise_ratio * len(text):
-            parts.append(text)
-    return " ".join(parts)
+    return " ".join(
+        text for sibling, text in texts if _mostly_words(sibling, text, text_of, noise_ratio)
+    )
+
+
+def _mostly_words(
+    element: etree._Element, text: str, text_of: _VisibleText, noise_ratio: float
+) -> bool:
+    """Whether ``text``, ``element``'s, says something beside its links: no more than
+    ``noise_ratio`` of it link text (not a table of contents nested under an entry)."""
+    linked = sum(len(text_of(anchor)) for anchor in element.iter("a") if anchor.get("href"))
+    return bool(text) and linked <= noise_ratio * len(text)
 
 
 def _cell_of(block: etree._Element) -> etree._Element | None:
