@@ -489,8 +489,9 @@ class TopicSpider(Spider):
         fetched before, are no failures; in Redis, a worker may leave its seeds to the
         others, and the scheduler says it of the whole crawl (``RedisScheduler.spider_idle``).
 
-        Pages that wait for the threshold to settle are judged by it as it is: the crawl,
-        or this worker's part of it, ends before ``TOPIC_THRESHOLD_TOP`` pages scored above 0.
+        Pages that wait for the threshold to settle are judged by it as it is: the crawl
+        ends before ``TOPIC_THRESHOLD_TOP`` pages scored above 0 (a worker in Redis judges
+        every page at once).
         Their items go to the pipelines here, outside any callback, and the crawl waits
         for them (:func:`topicspider.engine.store`)."""
         stored = list(self._release()) if self.waiting else []
@@ -744,8 +745,7 @@ class TopicSpider(Spider):
 
     def _judged_again(self, page: _Judged) -> _Judged:
         crawl_threshold = self.threshold.value
-        url = without_session(page.url)
-        listed = self.listed_threshold < crawl_threshold and (page.from_list or url in self.lists)
+        listed = self._listed(page.url, page.from_list)
         threshold = self.listed_threshold if listed else crawl_threshold
         accepted = page.relevance >= threshold
         if accepted and page.relevance < crawl_threshold:
@@ -765,9 +765,8 @@ class TopicSpider(Spider):
         # A page a list of the topic names is held to the lower bar (see listings), unless
         # it is a site's table of contents: that bar is for storing a page, and such a page
         # is never stored, so it would only make the crawl follow it as a relevant page.
-        listed = (
-            not site_contents and self.listed_threshold < crawl_threshold and self._listed(response)
-        )
+        from_list = bool(response.meta.get(LISTED_KEY))
+        listed = not site_contents and self._listed(response.url, from_list)
         threshold = self.listed_threshold if listed else crawl_threshold
         relevant = page.relevance >= threshold
         hub = relevant and site_contents
@@ -936,10 +935,13 @@ class TopicSpider(Spider):
         self.scripts.record(failure.request.url, False)  # type: ignore[attr-defined]
         self.crawler.stats.inc_value("topic/script/failed")
 
-    def _listed(self, response: TextResponse) -> bool:
-        """Whether a list of the topic names the page: one this spider judged, or one that
-        the request for it came from (judged by another worker, in Redis)."""
-        return bool(response.meta.get(LISTED_KEY)) or without_session(response.url) in self.lists
+    def _listed(self, url: str, from_list: bool) -> bool:
+        """Whether the page at ``url`` is held to the lower bar of a page a list of the topic
+        names: the crawl's threshold asks more, and a list this spider judged names it, or
+        the one its request came from (``from_list``: judged by another worker, in Redis)."""
+        return self.listed_threshold < self.threshold.value and (
+            from_list or without_session(url) in self.lists
+        )
 
     def _robots(self, response: TextResponse, page: PageAnalysis) -> frozenset[str]:
         """What the page's robots tags and its ``X-Robots-Tag`` headers forbid."""
