@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socketserver
 import statistics
@@ -623,7 +624,12 @@ def test_a_stopped_crawl_resumes_with_a_worker_without_seeds(
     assert "Joined crawl" in second.log
     paths = fetched_paths(access_log)
     twice = [path for path, n in Counter(paths).items() if n > 1]
-    assert not twice, f"fetched more than once: {twice}"
+    # The pages that waited for the threshold to settle went back to the frontier with the
+    # first worker's other leases: fetched again, and judged by the second.
+    given_back = re.search(
+        r"(\d+) accepted page\(s\) wait for the threshold to settle: given back", first.log
+    )
+    assert len(twice) <= (int(given_back[1]) if given_back else 0), f"fetched twice: {twice}"
     assert len(set(paths) & site.on_topic) == len(set(single["paths"]) & site.on_topic)
 
 

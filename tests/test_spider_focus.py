@@ -8,15 +8,17 @@ import itertools
 import pickle
 import re
 import secrets
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from demo.crawl import topic_args
 from demo.site import serve
 from tests.httpserver import Handler, serving
-from tests.test_spider import crawl_seed, paths, read_jsonl
+from tests.test_spider import crawl_seed, paths, read_jsonl, start_scrapy
 
 ARTICLE = (
     "<p>昨晚的足球比赛非常精彩，两队在上半场互有攻守，下半场主队连进两球锁定胜局。"
@@ -225,6 +227,31 @@ def test_a_crawl_paused_before_the_threshold_settles_keeps_the_pages_that_wait(
     assert "/index.html" in said
 
 
+def test_a_crawl_killed_while_pages_wait_fetches_them_again_when_resumed(warmup_site, tmp_path):
+    """``kill -9`` fourteen pages in (the front page, the ten sections, a few reports), before
+    the threshold settled (twenty pages to score above 0): the reports that waited were
+    never stored, their requests are still taken in the JOBDIR frontier, and the crawl
+    resumed fetches and stores them."""
+    seed, job = f"{warmup_site}/index.html", f"JOBDIR={tmp_path / 'job'}"
+    waits = (ALL_STORED, job, "TOPIC_THRESHOLD_TOP=20", "CONCURRENT_REQUESTS=1")
+    command = topic_args(
+        seed,
+        "足球:3,比赛:2",
+        f"TOPIC_PAGES_DIR={tmp_path / 'pages'}",
+        *waits,
+        "DOWNLOAD_DELAY=0.2",
+        "LOG_LEVEL=DEBUG",
+    )
+    killed = start_scrapy(*command, stderr=subprocess.PIPE, text=True)
+    crawled = (line for line in killed.stderr if "Crawled (200)" in line)
+    assert len(list(itertools.islice(crawled, 14))) == 14, "the crawl ended before the kill"
+    killed.kill()
+    killed.communicate(timeout=30)
+    assert not read_jsonl(tmp_path / "pages" / "index.jsonl")
+    resumed = crawl(seed, tmp_path, *waits)
+    assert set(resumed.stored) == REPORTS_12
+
+
 def test_verdicts_wait_only_behind_a_page_that_waits(warmup_site, tmp_path):
     """With a floor of 0.1 the front page (0.067) is dropped at once, as are the sections
     (0): paused before any report, the crawl has said every verdict, and nothing waits."""
@@ -243,19 +270,41 @@ def test_verdicts_wait_only_behind_a_page_that_waits(warmup_site, tmp_path):
     assert pickle.loads((job / "spider.state").read_bytes())["waiting"] == []
 
 
-def test_a_worker_of_a_crawl_in_redis_judges_its_pages_at_once(warmup_site, redis_server, tmp_path):
-    """Its requests are acknowledged once their pages are judged: a page that waited in its
-    memory would be lost to a crash. The front page is stored at the threshold's floor."""
+def test_a_worker_of_a_crawl_in_redis_waits_for_the_threshold_too(
+    warmup_site, redis_server, tmp_path
+):
+    """A page that waits keeps its lease till its item is stored: the front page is judged
+    again once the threshold settled, and dropped."""
     result = crawl(
         f"{warmup_site}/index.html",
         tmp_path,
         ALL_STORED,
         f"REDIS_URL={redis_server.url}",
-        "TOPIC_CRAWL_ID=at-once",
+        "TOPIC_CRAWL_ID=waits",
         "REDIS_IDLE_TIMEOUT=2",
     )
-    assert set(result.stored) == {*REPORTS_12, "/index.html"}
-    assert "topic/held" not in result.log
+    assert set(result.stored) == REPORTS_12
+    assert "'topic/held':" in result.log
+
+
+def test_a_worker_stopped_before_the_threshold_settles_gives_the_pages_that_wait_back(
+    warmup_site, redis_server, tmp_path
+):
+    """Stopped after 14 pages, one at a time (the front page, the ten sections, then
+    reports), the worker gives the leases of the pages that wait back to the shared
+    frontier with its others: the next worker fetches them again and stores them, and the
+    first stored none."""
+    seed = f"{warmup_site}/index.html"
+    shared = (ALL_STORED, f"REDIS_URL={redis_server.url}", "TOPIC_CRAWL_ID=given-back")
+    stopped = crawl(
+        seed, tmp_path / "1", *shared, "CLOSESPIDER_PAGECOUNT=14", "CONCURRENT_REQUESTS=1"
+    )
+    assert stopped.stored == []
+    given_back = r"(\d+) accepted page\(s\) wait for the threshold to settle: given back"
+    assert int(re.search(given_back, stopped.log)[1]) > 1, "no report waited"
+    assert "not stored" not in stopped.log
+    resumed = crawl(seed, tmp_path / "2", *shared, "REDIS_IDLE_TIMEOUT=2")
+    assert set(resumed.stored) == REPORTS_12
 
 
 def test_a_crawl_stopped_before_the_threshold_settles_without_a_jobdir_says_what_it_lost(

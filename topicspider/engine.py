@@ -18,13 +18,28 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.core.engine import ExecutionEngine
 
-__all__ = ["requests_in_progress", "store", "wake"]
+__all__ = ["items_in_process", "requests_in_progress", "requests_unfinished", "store", "wake"]
 
 
 def requests_in_progress(engine: ExecutionEngine | None) -> Collection[Request]:
     """The requests the engine took and has not finished: downloaded *and* parsed (the
     slot's ``inprogress``); none before the engine opens the spider."""
     return getattr(getattr(engine, "_slot", None), "inprogress", ())
+
+
+def requests_unfinished(engine: ExecutionEngine | None) -> Collection[Request]:
+    """The requests in progress, and those whose pages' items the spider has yet to hand
+    over, or the item pipelines to store (its ``requests_unstored``, if it has one)."""
+    in_progress = requests_in_progress(engine)
+    unstored = getattr(getattr(engine, "spider", None), "requests_unstored", None)
+    held = unstored() if unstored is not None else ()
+    return {*in_progress, *held} if held else in_progress
+
+
+def items_in_process(engine: ExecutionEngine | None) -> int:
+    """How many items the item pipelines are processing (the scraper slot's
+    ``itemproc_size``)."""
+    return getattr(getattr(getattr(engine, "scraper", None), "slot", None), "itemproc_size", 0)
 
 
 def wake(engine: ExecutionEngine | None) -> None:

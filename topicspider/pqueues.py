@@ -37,7 +37,7 @@ from urllib.parse import urlsplit
 from scrapy.utils.misc import build_from_crawler
 from scrapy.utils.request import request_from_dict
 
-from topicspider.engine import requests_in_progress
+from topicspider.engine import requests_in_progress, requests_unfinished
 from topicspider.exceptions import TopicSpiderError
 from topicspider.signals import page_scored
 
@@ -761,7 +761,7 @@ class ScorePriorityQueue:
         progress per slot."""
         settle = getattr(self.queue, "settle", None)
         if settle is not None:
-            settle(requests_in_progress(self.engine))
+            settle(requests_unfinished(self.engine))
         in_progress = self._in_progress()
         best: tuple[Order, str, Counter[str]] | None = None
         for slot in self.queue.slots():

@@ -7,8 +7,10 @@ the shared frontier (:mod:`topicspider.redis.queue`):
 - **one round trip per engine step**: links found, acknowledgements of finished requests
   and pops go to Redis together when the engine asks for a request;
 - **leases**: a request is acknowledged only once it left the engine (parsed, its links
-  queued), and this worker renews its lease every ``REDIS_LEASE``/3 seconds; the requests of
-  a worker that died go back to the frontier when its lease runs out;
+  queued) and its page's item is stored (a page that waits for the threshold to settle is
+  leased till then, and given back if the worker stops first), and this worker renews its
+  lease every ``REDIS_LEASE``/3 seconds; the requests of a worker that died go back to the
+  frontier when its lease runs out;
 - **waiting instead of finishing**: an idle worker stays (``DontCloseSpider``) while the
   frontier has requests or another worker has requests in flight, up to
   ``REDIS_IDLE_TIMEOUT``; the crawl is finished when neither is left;
@@ -44,7 +46,7 @@ from twisted.internet.defer import Deferred
 from twisted.internet.task import deferLater
 
 from topicspider.barren import past_barren
-from topicspider.engine import requests_in_progress, wake
+from topicspider.engine import requests_in_progress, requests_unfinished, wake
 from topicspider.exceptions import ConfigError
 from topicspider.pqueues import LINKS_QUEUED_KEY
 from topicspider.redis.connection import (
@@ -89,7 +91,8 @@ class Leases(NamedTuple):
     #: Downloaded, being parsed: reported with ``TOPIC_PARSE_BACKLOG``, their slot may
     #: download again meanwhile.
     parsing: list[Request]
-    #: Links all queued, item maybe still being stored: they hold no slot in Redis.
+    #: Links all queued, item maybe still being stored or waiting for the threshold
+    #: (``TopicSpider.requests_unstored``): they hold no slot in Redis.
     links_queued: list[Request]
 
 
@@ -405,8 +408,9 @@ class RedisScheduler(BaseScheduler):
     # --- round trips ---------------------------------------------------------------
 
     def _leases(self) -> Leases:
-        """This worker's leases by how far the engine has taken them, in one pass."""
-        in_progress = requests_in_progress(self.crawler.engine)
+        """This worker's leases by how far the engine, and the spider's wait for the
+        threshold, have taken them, in one pass."""
+        in_progress = requests_unfinished(self.crawler.engine)
         downloading = self.crawler.engine.downloader.active if self.frontier.parse_backlog else ()
         leases = Leases([], [], [])
         for request in self.frontier.leases:
@@ -437,8 +441,10 @@ class RedisScheduler(BaseScheduler):
         if not self._send_domains():
             return
         leases = self._leases()
-        taken = len(requests_in_progress(self.crawler.engine))
-        holding = taken - len(leases.parsing) - len(leases.links_queued)
+        taken = requests_in_progress(self.crawler.engine)
+        # A page that waits for the threshold is leased till its item is stored, out of the
+        # engine: it takes no place among the requests the worker holds.
+        holding = len(taken) - len(leases.parsing) - sum(r in taken for r in leases.links_queued)
         wanted = self.concurrency - holding - self.frontier.buffered
         step = self._redis(
             self.frontier.step, leases.done, wanted, leases.parsing, leases.links_queued

@@ -27,7 +27,7 @@ from topicspider.canonical import (
 )
 from topicspider.charset import content_type, is_binary, readable
 from topicspider.dupefilters import DUPEFILTERS
-from topicspider.engine import store
+from topicspider.engine import items_in_process, store
 from topicspider.exceptions import ArgumentError, ConfigError, SeedError
 from topicspider.fetchedelsewhere import FetchedElsewhere
 from topicspider.hostcap import HostFull
@@ -334,11 +334,7 @@ class TopicSpider(Spider):
         for warning in self.keywords.broadened:
             logger.warning("%s", readable(warning))
         self.threshold = threshold_from_settings(settings)
-        # In Redis a worker's request is acknowledged once its page is judged: a page that
-        # waited in its memory would be lost to its crash, which the shared frontier survives.
-        self.wait_for_threshold = settings.getbool("TOPIC_THRESHOLD_WAIT") and not settings.get(
-            "REDIS_URL"
-        )
+        self.wait_for_threshold = settings.getbool("TOPIC_THRESHOLD_WAIT")
         self.tunnel_depth = settings.getint("TOPIC_TUNNEL_DEPTH")
         # Only a budget ends a crawl that would otherwise go on through all its reserve.
         self.tunnel_reserve = settings.getbool("TOPIC_TUNNEL_RESERVE") and any(
@@ -367,6 +363,10 @@ class TopicSpider(Spider):
         # Pages judged before the threshold settled, in order (see ``_release``); with
         # JOBDIR, kept for the crawl resumed if this one stops first.
         self.waiting: list[_Judged] = []
+        # The requests of the accepted pages among them, by URL, then of those released
+        # till their items are stored: see ``requests_unstored``.
+        self._unstored: dict[str, Request] = {}
+        self._storing: list[Request] = []
         self.sent_links = SentLinks(settings.getint("TOPIC_SENT_LINKS"))
         self.canonicals = KnownCanonicals()
         self.dropped_parameters = DroppedParameters()
@@ -490,8 +490,8 @@ class TopicSpider(Spider):
         others, and the scheduler says it of the whole crawl (``RedisScheduler.spider_idle``).
 
         Pages that wait for the threshold to settle are judged by it as it is: the crawl
-        ends before ``TOPIC_THRESHOLD_TOP`` pages scored above 0 (a worker in Redis judges
-        every page at once).
+        ends before ``TOPIC_THRESHOLD_TOP`` pages scored above 0 (in Redis, a worker with
+        nothing to do for the moment).
         Their items go to the pipelines here, outside any callback, and the crawl waits
         for them (:func:`topicspider.engine.store`)."""
         stored = list(self._release()) if self.waiting else []
@@ -530,10 +530,12 @@ class TopicSpider(Spider):
         used, and the link-score mix (with ``TOPIC_ADAPTIVE``, no longer the one set).
 
         A crawl stopped before the threshold settled keeps the pages that wait in its
-        ``JOBDIR`` state, for the crawl resumed to judge; without, it says their verdicts
-        by the threshold as it is, and those it accepts are not stored: the item pipelines
-        are closed. (The spider's handler runs before the extensions': the fetch log and
-        the report have them.)"""
+        ``JOBDIR`` state, for the crawl resumed to judge; a worker in Redis gave the
+        requests of those accepted back to the shared frontier (its scheduler closed
+        first), for a worker to fetch again, and says the others' verdicts. Otherwise it
+        says their verdicts by the threshold as it is, and those it accepts are not stored:
+        the item pipelines are closed. (The spider's handler runs before the extensions':
+        the fetch log and the report have them.)"""
         stats = self.crawler.stats
         stats.set_value("topic/threshold", round(self.threshold.value, 4))
         if self.waiting and "waiting" in getattr(self, "state", {}):
@@ -541,6 +543,15 @@ class TopicSpider(Spider):
                 "%d page(s) wait for the threshold to settle: kept in JOBDIR for the crawl"
                 " resumed to judge",
                 len(self.waiting),
+            )
+        elif self.waiting and self.settings.get("REDIS_URL"):
+            given_back = sum(page.item is not None for page in self.waiting)
+            self.waiting = [page for page in self.waiting if page.item is None]
+            list(self._release())  # the verdicts on the pages dropped
+            logger.info(
+                "%d accepted page(s) wait for the threshold to settle: given back to the"
+                " shared frontier, to be fetched again",
+                given_back,
             )
         elif unstored := len(list(self._release())):
             logger.warning(
@@ -690,6 +701,8 @@ class TopicSpider(Spider):
             bool(response.meta.get(LISTED_KEY)),
         )
         self.waiting.append(judged)
+        if judged.item is not None:
+            self._unstored[judged.url] = response.request
         yield from self._release(everything=self._settled)
         stats = self.crawler.stats
         if verdict.held:
@@ -717,6 +730,8 @@ class TopicSpider(Spider):
         waiting = self.waiting[:end]
         del self.waiting[:end]
         for page in waiting:
+            if (request := self._unstored.pop(page.url, None)) is not None:
+                self._storing.append(request)
             if page.held:
                 page = self._judged_again(page)
             if page.accepted and page.duplicate is None:
@@ -742,6 +757,16 @@ class TopicSpider(Spider):
                 stats.inc_value("topic/duplicate")
             elif page.item is not None:
                 yield page.item
+
+    def requests_unstored(self) -> list[Request]:
+        """The requests of the accepted pages that wait for the threshold, and of those
+        released whose items the pipelines may not have stored yet (till no item is in
+        process). A ``JOBDIR`` frontier keeps them taken (``DiskQueue.settle``): the crawl
+        resumed after a ``kill -9`` fetches them again; a clean stop keeps the pages that
+        wait in the spider's state."""
+        if self._storing and not items_in_process(self.crawler.engine):
+            self._storing.clear()
+        return [*self._unstored.values(), *self._storing]
 
     def _judged_again(self, page: _Judged) -> _Judged:
         crawl_threshold = self.threshold.value
