@@ -334,6 +334,39 @@ def test_big5_declared_big5_stays_big5():
     assert decode(html.encode("big5")) == ("big5hkscs", html)
 
 
+KOREAN = "서울은 대한민국의 수도이며 가장 큰 도시이다. 오늘 축구 경기에서 한국 팀이 이겼다."
+KOREAN_HANJA = "大韓民國의 首都는 서울이다. 今日 蹴球 競技에서 韓國 팀이 이겼다."
+JAPANESE = "東京は日本の首都であり、最大の都市です。今日のサッカーの試合で日本代表が勝ちました。"
+KOREAN_AND_JAPANESE = ["euc-kr", "ks_c_5601-1987", "shift_jis", "windows-31j", "euc-jp"]
+
+
+@pytest.mark.parametrize("label", KOREAN_AND_JAPANESE)
+@pytest.mark.parametrize(
+    ("make_page", "codec", "expected"), [(page, "gbk", "gb18030"), (tw_page, "big5", "big5hkscs")]
+)
+def test_chinese_declared_korean_or_japanese_is_read_as_chinese(label, make_page, codec, expected):
+    """A template's declaration left on a Chinese site: GBK read as EUC-KR is Hangul and
+    Hanja, as Shift_JIS half-width katakana, mostly without an error."""
+    html = make_page(f'<meta charset="{label}">')
+    assert decode(html.encode(codec)) == (expected, html)
+    assert decode(make_page().encode(codec), f"text/html; charset={label}")[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "codec", "label", "expected"),
+    [
+        (KOREAN, "euc-kr", "euc-kr", "cp949"),
+        (KOREAN_HANJA, "euc-kr", "euc-kr", "cp949"),
+        (JAPANESE, "shift_jis", "shift_jis", "cp932"),
+        (JAPANESE, "euc-jp", "euc-jp", "euc_jp"),
+    ],
+)
+def test_korean_and_japanese_declared_so_stay_so(text, codec, label, expected):
+    """Read as GBK they are common hanzi too, but few of the most frequent."""
+    html = f'<html><head><meta charset="{label}"><title>{text[:4]}</title></head><p>{text}</p>'
+    assert decode(html.encode(codec)) == (expected, html)
+
+
 def ascii_first(size: int, meta: str = "", make_page=page) -> str:
     """A page whose first ``size`` bytes and more are ASCII: a long inline script."""
     return make_page(f"{meta}<script>var nav = '{'x' * size}';</script>")

@@ -1,5 +1,6 @@
-"""A robots.txt that cannot be downloaded: one line, and the crawl goes on; one that
-Scrapy would misread (in GBK, huge) read as the site meant it."""
+"""A robots.txt that cannot be downloaded: one line, and the crawl goes on; a server error
+for it: one line, and the host is not crawled; one that Scrapy would misread (in GBK, huge)
+read as the site meant it."""
 
 from __future__ import annotations
 
@@ -80,16 +81,37 @@ def crawl_site(robots, tmp_path):
     return result.stderr, url, sorted(fetched)
 
 
-def test_a_robots_txt_that_gives_a_server_error_is_said_in_one_line_not_read(tmp_path):
-    error_page = b"<html><body><h1>503</h1><pre>\nUser-agent: *\nDisallow: /\n</pre></body></html>"
-    log, url, fetched = crawl_site(lambda site: site.send(error_page, status=503), tmp_path)
+def test_a_robots_txt_that_gives_a_server_error_forbids_the_host_said_in_one_line(tmp_path):
+    """RFC 9309: a server error for robots.txt means complete disallow. Before, the host was
+    crawled as if it allowed all (Scrapy reads the error page as the rules)."""
+    error_page = b"<html><body><h1>503 Service Unavailable</h1></body></html>"
+    with serve_site(lambda site: site.send(error_page, status=503)) as url:
+        result = crawl_seed(f"{url}/", tmp_path, "RETRY_TIMES=0")
+    assert result.returncode == 1, result.stderr[-2000:]
+    assert not read_jsonl(tmp_path / "f.jsonl")
+    said = [line for line in result.stderr.splitlines() if "robots.txt" in line]
+    assert said[0].endswith(
+        f"WARNING: {url}/robots.txt answered HTTP 503 Service Unavailable: the host's pages are"
+        " not fetched (RFC 9309: a server error for robots.txt means complete disallow;"
+        " ROBOTSTXT_OBEY=False fetches them)"
+    )
+    assert "'robotstxt/forbidden': 1" in result.stderr
+    assert "No seed gave a page" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_robots_txt_answered_too_many_requests_is_said_in_one_line_not_read(tmp_path):
+    """A status Scrapy retries that is no server error (429): the rules are not known, and
+    the host is crawled as if it allowed all; the answer is not read as rules."""
+    answer = b"<html><body><pre>\nUser-agent: *\nDisallow: /\n</pre></body></html>"
+    log, url, fetched = crawl_site(lambda site: site.send(answer, status=429), tmp_path)
     assert fetched == ["/", "/a.html", "/late/c.html", "/private/b.html", "/搜索?q=足球"]
     said = [line for line in log.splitlines() if "robots.txt" in line and "Not fetched" in line]
     assert len(said) == 1, log[-3000:]
     assert (
         f"WARNING: Not fetched {url}/robots.txt (the host's pages are fetched as if it" in said[0]
     )
-    assert said[0].endswith("): HTTP 503 Service Unavailable")
+    assert "): HTTP 429" in said[0]
     assert " ERROR: " not in log
 
 

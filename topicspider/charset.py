@@ -99,6 +99,14 @@ _OTHER_CHINESE = {
     **dict.fromkeys(("gb2312", "gbk", "gb18030"), "big5hkscs"),
     **dict.fromkeys(("big5", "cp950", "big5hkscs"), "gb18030"),
 }
+# The Chinese codecs a page declared in an encoding may be written in instead: the other
+# Chinese one, or either for a Korean or Japanese declaration, a template's left on a
+# Chinese site (GBK reads as EUC-KR's Hangul and Hanja, or Shift_JIS's half-width katakana,
+# mostly without an error).
+_CHINESE_INSTEAD = {
+    **{codec: (other,) for codec, other in _OTHER_CHINESE.items()},
+    **dict.fromkeys(("cp949", "euc_kr", "cp932", "shift_jis", "euc_jp"), ("gb18030", "big5hkscs")),
+}
 
 # The least share of the most frequent hanzi below (``_frequent_share``) that a few
 # sentences of real Chinese text hold (six tenths on average).
@@ -498,7 +506,8 @@ def _chinese(sample: bytes, final: bool) -> str | None:
 
 def _other_chinese_if_better(sample: bytes, text: str, encoding: str, final: bool) -> str | None:
     """Big5 (or GB), if ``sample``, which decodes into ``text`` with the GB (or Big5)
-    ``encoding`` it declares, reads better in it.
+    ``encoding`` it declares, reads better in it; GB or Big5, if it declares a Korean or
+    Japanese encoding (``_CHINESE_INSTEAD``) and reads better in one of them.
 
     Big5 decodes as GBK, and short GBK as Big5, mostly without an error but into nonsense:
     so the other reading must have no more errors and hold more common characters
@@ -506,18 +515,24 @@ def _other_chinese_if_better(sample: bytes, text: str, encoding: str, final: boo
     since it draws from thousands evenly. A tie keeps the declaration. The frequent ones
     also keep a GB page whose pinyin, Cyrillic or circled numbers read as common Big5
     hanzi: a few sentences of real text hold three tenths of them or more (six on average).
+    Against a Korean or Japanese declaration only the frequent ones count: GBK read as
+    EUC-JP is common kanji, and Korean or Japanese read as GBK common hanzi, but few of
+    them frequent.
     """
-    other = _OTHER_CHINESE.get(codecs.lookup(encoding).name)
-    if other is None:
-        return None
-    other_text = _read(sample, other, final, _DECLARED)
-    if other_text is None or other_text.count(_ERROR_MARK) > text.count(_ERROR_MARK):
-        return None
-    other_share = _common_share(other_text, other)
-    if other_share < 0.8 or other_share <= _common_share(text, encoding):
-        return None
-    frequent = _frequent_share(other_text)
-    return other if frequent >= _REAL_TEXT and frequent > _frequent_share(text) else None
+    name = codecs.lookup(encoding).name
+    for other in _CHINESE_INSTEAD.get(name, ()):
+        other_text = _read(sample, other, final, _DECLARED)
+        if other_text is None or other_text.count(_ERROR_MARK) > text.count(_ERROR_MARK):
+            continue
+        other_share = _common_share(other_text, other)
+        if other_share < 0.8 or (
+            name in _OTHER_CHINESE and other_share <= _common_share(text, encoding)
+        ):
+            continue
+        frequent = _frequent_share(other_text)
+        if frequent >= _REAL_TEXT and frequent > _frequent_share(text):
+            return other
+    return None
 
 
 def _frequent_share(text: str) -> float:

@@ -44,11 +44,12 @@ class RobotsTxtFailureMiddleware:
     """Downloader middleware for the robots.txt requests of Scrapy's ``RobotsTxtMiddleware``.
 
     When a host's robots.txt cannot be had (the host is down, its name unknown, the
-    connection dropped, a server error), Scrapy logs it at ERROR, a network error with a
-    traceback of some sixty lines, and fetches the host's pages as if robots.txt allowed
-    them all; of a server error it reads the error page as the rules. This says so in one
-    line instead, and hands ``RobotsTxtMiddleware`` an ``IgnoreRequest``, which it takes
-    as allowing all, without a traceback.
+    connection dropped, a status Scrapy retries), Scrapy logs it at ERROR, a network error
+    with a traceback of some sixty lines, and fetches the host's pages as if robots.txt
+    allowed them all. This says so in one line instead, and hands ``RobotsTxtMiddleware``
+    an ``IgnoreRequest``, which it takes as allowing all, without a traceback. Of a server
+    error (5xx) Scrapy reads the error page as the rules, which mostly allows all; RFC 9309
+    asks for complete disallow, and the host's pages are not fetched (one line says so).
 
     The failures are those Scrapy retries (``RETRY_EXCEPTIONS``, ``RETRY_HTTP_CODES``) and
     any other 5xx: this middleware sits between ``RobotsTxtMiddleware`` and
@@ -82,7 +83,9 @@ class RobotsTxtFailureMiddleware:
     def process_response(self, request: Request, response: Response) -> Response:
         if not is_robots_txt(request):
             return response
-        if response.status >= 500 or response.status in self.retried_statuses:
+        if response.status >= 500:
+            return _disallowing_all(request, response)
+        if response.status in self.retried_statuses:
             raise _not_fetched(request, f"HTTP {response_status_message(response.status)}")
         body = _readable(response)
         return response if body == response.body else response.replace(body=body)
@@ -131,6 +134,19 @@ def _not_fetched(request: Request, reason: object) -> IgnoreRequest:
         reason,
     )
     return IgnoreRequest(f"robots.txt not fetched: {reason}")
+
+
+def _disallowing_all(request: Request, response: Response) -> Response:
+    """Says so, and returns the rules of a host that forbids everything: RFC 9309 asks a
+    crawler to take a server error for robots.txt as complete disallow (the host may be
+    overloaded, and its rules are unknown)."""
+    logger.warning(
+        "%s answered HTTP %s: the host's pages are not fetched (RFC 9309: a server error"
+        " for robots.txt means complete disallow; ROBOTSTXT_OBEY=False fetches them)",
+        request.url,
+        response_status_message(response.status),
+    )
+    return response.replace(status=200, body=b"User-agent: *\nDisallow: /\n")
 
 
 def _readable(response: Response) -> bytes:
