@@ -363,8 +363,9 @@ class TopicSpider(Spider):
         # Pages judged before the threshold settled, in order (see ``_release``); with
         # JOBDIR, kept for the crawl resumed if this one stops first.
         self.waiting: list[_Judged] = []
-        # The requests of the accepted pages among them, by URL, then of those released
-        # till their items are stored: see ``requests_unstored``.
+        # The requests of the accepted pages among them that outlive their callback, by
+        # URL, then of those released till their items are stored: see
+        # ``requests_unstored``.
         self._unstored: dict[str, Request] = {}
         self._storing: list[Request] = []
         self.sent_links = SentLinks(settings.getint("TOPIC_SENT_LINKS"))
@@ -701,9 +702,10 @@ class TopicSpider(Spider):
             bool(response.meta.get(LISTED_KEY)),
         )
         self.waiting.append(judged)
-        if judged.item is not None:
-            self._unstored[judged.url] = response.request
         yield from self._release(everything=self._settled)
+        if judged.item is not None and self.waiting and self.waiting[-1] is judged:
+            # Its item waits past this callback: the engine will be done with its request.
+            self._unstored[judged.url] = response.request
         stats = self.crawler.stats
         if verdict.held:
             stats.inc_value("topic/held")
