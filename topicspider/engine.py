@@ -18,7 +18,21 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.core.engine import ExecutionEngine
 
-__all__ = ["items_in_process", "requests_in_progress", "requests_unfinished", "store", "wake"]
+__all__ = [
+    "closing",
+    "items_in_process",
+    "requests_in_progress",
+    "requests_unfinished",
+    "store",
+    "wake",
+]
+
+
+def closing(engine: ExecutionEngine | None) -> bool:
+    """Whether the engine is closing the spider (a ``CLOSESPIDER_*`` budget, Ctrl-C): it
+    parses the responses in progress, then closes the item pipelines (the slot's
+    ``closing``)."""
+    return getattr(getattr(engine, "_slot", None), "closing", None) is not None
 
 
 def requests_in_progress(engine: ExecutionEngine | None) -> Collection[Request]:

@@ -27,7 +27,7 @@ from topicspider.canonical import (
 )
 from topicspider.charset import content_type, is_binary, readable
 from topicspider.dupefilters import DUPEFILTERS
-from topicspider.engine import items_in_process, store
+from topicspider.engine import closing, items_in_process, store
 from topicspider.exceptions import ArgumentError, ConfigError, SeedError
 from topicspider.fetchedelsewhere import FetchedElsewhere
 from topicspider.hostcap import HostFull
@@ -533,9 +533,10 @@ class TopicSpider(Spider):
         A crawl stopped before the threshold settled keeps the pages that wait in its
         ``JOBDIR`` state, for the crawl resumed to judge; a worker in Redis gave the
         requests of those accepted back to the shared frontier (its scheduler closed
-        first), for a worker to fetch again, and says the others' verdicts. Otherwise it
-        says their verdicts by the threshold as it is, and those it accepts are not stored:
-        the item pipelines are closed. (The spider's handler runs before the extensions':
+        first), for a worker to fetch again, and says the others' verdicts. Otherwise the
+        pages parsed after the stop began stored them (``_last_callbacks``); if none was,
+        it says their verdicts by the threshold as it is, and those it accepts are not
+        stored: the item pipelines are closed. (The spider's handler runs before the extensions':
         the fetch log and the report have them.)"""
         stats = self.crawler.stats
         stats.set_value("topic/threshold", round(self.threshold.value, 4))
@@ -680,6 +681,18 @@ class TopicSpider(Spider):
         """Whether a page accepted now is judged at once (``TOPIC_THRESHOLD_WAIT``)."""
         return not self.wait_for_threshold or self.threshold.settled
 
+    @property
+    def _last_callbacks(self) -> bool:
+        """Whether the crawl is stopping, with nowhere to keep the pages that wait for the
+        threshold (no ``JOBDIR`` state, no Redis to give them back to): the pages judged
+        now are the last whose items the pipelines still take, so those that wait are
+        judged by the threshold as it is and go with them."""
+        return (
+            closing(self.crawler.engine)
+            and "waiting" not in getattr(self, "state", {})
+            and not self.settings.get("REDIS_URL")
+        )
+
     def _judge(self, response: TextResponse, page: PageAnalysis) -> Iterator[PageItem | Request]:
         """The page's item if it is stored, and requests for its links; what the crawl learns
         from it on the way. Before the threshold settles, the item waits (``_release``)."""
@@ -702,7 +715,7 @@ class TopicSpider(Spider):
             bool(response.meta.get(LISTED_KEY)),
         )
         self.waiting.append(judged)
-        yield from self._release(everything=self._settled)
+        yield from self._release(everything=self._settled or self._last_callbacks)
         if judged.item is not None and self.waiting and self.waiting[-1] is judged:
             # Its item waits past this callback: the engine will be done with its request.
             self._unstored[judged.url] = response.request
