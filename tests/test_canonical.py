@@ -345,6 +345,38 @@ def test_a_parameter_is_dropped_once_pages_at_two_paths_drop_it():
     assert parameters.address("http://b.cn/s9.html?from=index") == "http://b.cn/s9.html?from=index"
 
 
+def test_a_key_is_dropped_with_any_value_once_two_of_its_values_at_two_paths_are():
+    """LibreOffice's help links a page with the module it is read from: ``DbPAR=WRITER``,
+    ``CALC``, ``IMPRESS``, each changing nothing."""
+    parameters = DroppedParameters()
+    parameters.learn_same("http://a.cn/print.html?DbPAR=WRITER", "http://a.cn/print.html")
+    assert parameters.address("http://a.cn/s.html?DbPAR=CALC") == "http://a.cn/s.html?DbPAR=CALC"
+    parameters.learn_same("http://a.cn/tray.html", "http://a.cn/tray.html?DbPAR=DRAW")
+    assert parameters.address("http://a.cn/s.html?DbPAR=CALC&x=1") == "http://a.cn/s.html?x=1"
+    assert parameters.address("http://a.cn/s.html?DbPAR") == "http://a.cn/s.html"
+    assert parameters.address("http://b.cn/s.html?DbPAR=CALC") == "http://b.cn/s.html?DbPAR=CALC"
+
+
+def test_a_key_whose_one_value_is_the_default_keeps_its_other_values():
+    """English is the pages' default: ``lang=en`` changes nothing, ``lang=zh`` does."""
+    parameters = DroppedParameters()
+    for n in range(3):
+        parameters.learn(f"http://a.cn/s{n}.html?lang=en", f"http://a.cn/s{n}.html")
+    assert parameters.address("http://a.cn/s9.html?lang=en") == "http://a.cn/s9.html"
+    assert parameters.address("http://a.cn/s9.html?lang=zh") == "http://a.cn/s9.html?lang=zh"
+
+
+def test_parameters_saved_before_keys_were_learned_learn_them():
+    """A JOBDIR's state from before: its ``DroppedParameters`` had no values by key."""
+    saved = DroppedParameters()
+    saved.learn("http://a.cn/s1.html?from=index", "http://a.cn/s1.html")
+    del saved._values
+    parameters = pickle.loads(pickle.dumps(saved))
+    parameters.learn("http://a.cn/s2.html?from=nav", "http://a.cn/s2.html")
+    parameters.learn("http://a.cn/s3.html?from=hot", "http://a.cn/s3.html")
+    assert parameters.address("http://a.cn/s9.html?from=top") == "http://a.cn/s9.html"
+
+
 @pytest.mark.parametrize(
     ("url", "canonical"),
     [

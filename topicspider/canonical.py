@@ -194,15 +194,26 @@ class DroppedParameters:
     A parameter is a key with its value, and it is dropped from the site's links once pages
     at :data:`PARAMETER_EVIDENCE` different paths have dropped it: a template that names
     ``show.php`` the canonical of every ``show.php?id=…`` drops a different ``id`` at one
-    path, and teaches nothing. Each page so fetched again costs a download; the crawl does
-    not know whether a parameter changes a page until the pages say so, and never learns
-    it from one page.
+    path, and teaches nothing. A key is dropped with whatever value once as many of its
+    values have been dropped, at as many paths: LibreOffice's help links each page with
+    the module it is read from (``?DbPAR=WRITER``, ``CALC``, ``IMPRESS``, …), which changes
+    nothing, and learning each value alone cost 9 of the 50 fetches of its printing topic.
+    A ``lang=en`` that its pages drop (English is their default) is one value: ``lang=zh``
+    is kept. Each page so fetched again costs a download; the crawl does not know whether
+    a parameter changes a page until the pages say so, and never learns it from one page.
+    A dropped entry without ``=`` is a key.
     """
 
     def __init__(self) -> None:
         #: The paths each (host, parameter) was dropped at, until it is learned.
         self._paths: dict[tuple[str, str], set[str]] = {}
+        #: A path each value of a (host, key) was dropped at, until the key is learned.
+        self._values: dict[tuple[str, str], dict[str, str]] = {}
         self._dropped: dict[str, set[str]] = {}
+
+    def __setstate__(self, state: dict) -> None:
+        # A JOBDIR saved before keys were learned.
+        self.__dict__.update({"_values": {}, **state})
 
     def learn(self, url: str, canonical: str) -> None:
         """The page at ``url`` names ``canonical`` as its own: the parameters of ``url`` that
@@ -215,11 +226,12 @@ class DroppedParameters:
         parameters, kept = _parameters(page.query), _parameters(named.query)
         if not kept <= parameters:
             return
+        dropped = self._dropped.get(page.netloc, ())
         for parameter in parameters - kept:
-            if parameter in self._dropped.get(page.netloc, ()):
+            name, _, value = parameter.partition("=")
+            if parameter in dropped or name in dropped or name.lower() in _PAGE_KEYS:
                 continue
-            if parameter.partition("=")[0].lower() in _PAGE_KEYS:
-                continue
+            self._learn_value(page.netloc, name, value, page.path)
             key = (page.netloc, parameter)
             if key not in self._paths:
                 make_room(self._paths, REMEMBERED)
@@ -228,8 +240,19 @@ class DroppedParameters:
             if len(paths) >= PARAMETER_EVIDENCE:
                 self.drop(page.netloc, parameter)
 
+    def _learn_value(self, host: str, name: str, value: str, path: str) -> None:
+        key = (host, name)
+        if key not in self._values:
+            make_room(self._values, REMEMBERED)
+        values = self._values.setdefault(key, {})
+        values.setdefault(value, path)
+        if len(values) >= PARAMETER_EVIDENCE and len(set(values.values())) >= PARAMETER_EVIDENCE:
+            del self._values[key]
+            self.drop(host, name)
+
     def drop(self, host: str, parameter: str) -> None:
-        """Take ``parameter`` (``key=value``) out of ``host``'s links from now on."""
+        """Take ``parameter`` (``key=value``, or a key with any value) out of ``host``'s
+        links from now on."""
         self._paths.pop((host, parameter), None)
         self._dropped.setdefault(host, set()).add(parameter)
 
@@ -255,7 +278,12 @@ class DroppedParameters:
         path, _, query = rest.partition("?")
         query, hash_mark, fragment = query.partition("#")
         parameters = query.split("&")
-        kept = [parameter for parameter in parameters if _parameter(parameter) not in dropped]
+        kept = [
+            parameter
+            for parameter in parameters
+            if (written := _parameter(parameter)) not in dropped
+            and written.partition("=")[0] not in dropped
+        ]
         if len(kept) == len(parameters):
             return url
         query = "&".join(kept)
