@@ -536,8 +536,8 @@ class TopicSpider(Spider):
         first), for a worker to fetch again, and says the others' verdicts. Otherwise the
         pages parsed after the stop began stored them (``_last_callbacks``); if none was,
         it says their verdicts by the threshold as it is, and those it accepts are not
-        stored: the item pipelines are closed. (The spider's handler runs before the extensions':
-        the fetch log and the report have them.)"""
+        stored: the item pipelines are closed. (The spider's handler runs before the
+        extensions': the fetch log and the report have them.)"""
         stats = self.crawler.stats
         stats.set_value("topic/threshold", round(self.threshold.value, 4))
         if self.waiting and "waiting" in getattr(self, "state", {}):
