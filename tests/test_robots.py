@@ -111,7 +111,7 @@ def test_a_robots_txt_answered_too_many_requests_is_said_in_one_line_not_read(tm
     assert (
         f"WARNING: Not fetched {url}/robots.txt (the host's pages are fetched as if it" in said[0]
     )
-    assert "): HTTP 429" in said[0]
+    assert said[0].endswith("): HTTP 429 Too Many Requests")
     assert " ERROR: " not in log
 
 

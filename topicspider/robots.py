@@ -11,9 +11,9 @@ from urllib.parse import urlsplit
 
 from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.misc import load_object
-from scrapy.utils.response import response_status_message
 
 from topicspider.charset import content_type, decode
+from topicspider.httpstatus import status_message
 from topicspider.inflate import ZLIB_CODINGS, inflate
 from topicspider.redirects import given_url
 
@@ -86,7 +86,7 @@ class RobotsTxtFailureMiddleware:
         if response.status >= 500:
             return _disallowing_all(request, response)
         if response.status in self.retried_statuses:
-            raise _not_fetched(request, f"HTTP {response_status_message(response.status)}")
+            raise _not_fetched(request, f"HTTP {status_message(response.status)}")
         body = _readable(response)
         return response if body == response.body else response.replace(body=body)
 
@@ -144,7 +144,7 @@ def _disallowing_all(request: Request, response: Response) -> Response:
         "%s answered HTTP %s: the host's pages are not fetched (RFC 9309: a server error"
         " for robots.txt means complete disallow; ROBOTSTXT_OBEY=False fetches them)",
         request.url,
-        response_status_message(response.status),
+        status_message(response.status),
     )
     return response.replace(status=200, body=b"User-agent: *\nDisallow: /\n")
 

@@ -15,7 +15,6 @@ from scrapy import Request, Spider, signals
 from scrapy.exceptions import CloseSpider, DontCloseSpider, IgnoreRequest
 from scrapy.http import TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
-from scrapy.utils.response import response_status_message
 
 from topicspider import settings as project_settings
 from topicspider.analysis import Analyzer, PageAnalysis, ScoredLink
@@ -31,6 +30,7 @@ from topicspider.engine import closing, items_in_process, store
 from topicspider.exceptions import ArgumentError, ConfigError, SeedError
 from topicspider.fetchedelsewhere import FetchedElsewhere
 from topicspider.hostcap import HostFull
+from topicspider.httpstatus import status_message
 from topicspider.importance import Opic
 from topicspider.items import PageItem
 from topicspider.keywords import KeywordVector, load_keywords
@@ -1001,7 +1001,7 @@ class TopicSpider(Spider):
         if failure.check(HttpError):
             status = failure.value.response.status
             reason = f"{reason}/{status}"
-            message = f"HTTP {response_status_message(status)}"  # not "Ignoring non-200 response"
+            message = f"HTTP {status_message(status)}"  # not "Ignoring non-200 response"
             self.patterns.record(template(request.url), False)  # a dead folder is barren too
         url = given_url(request)
         if url != request.url:  # where its redirects ended
