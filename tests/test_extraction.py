@@ -30,6 +30,13 @@ def test_terms_are_counted_as_the_crawler_counts_them():
     assert all(len(term) > 1 for term in counts)
 
 
+def test_a_letter_or_a_number_read_beside_a_word_is_not_a_term():
+    """``sha-1`` keeps its ``1``, but a keyword file's ``1`` alone would match nothing."""
+    counts = term_counts("SHA-1 and SHA-256", "SHA-1 digests, B-trees, UTF-8").counts
+    assert {"sha", "digest", "tree", "utf"} <= counts.keys()
+    assert not {"1", "256", "b", "8"} & counts.keys()
+
+
 def test_pieces_of_words_are_not_terms():
     """jieba's dictionary holds 务器 and 据库, pieces of 服务器 and 数据库 no text uses alone."""
     assert "务器" in subwords("服务器")

@@ -162,6 +162,15 @@ def test_a_keyword_with_a_latin_letter_matches_only_its_own_word():
     assert relevance.text("小罗和大罗都踢球，姓罗的老师教数学") == 0.0
 
 
+def test_a_term_with_a_letter_or_a_number_matches_only_its_own_word():
+    """Before, ``b-tree`` was the term ``tree`` and ``sha-1`` the term ``sha``."""
+    relevance = Relevance(parse_inline("b-tree:2,sha-1:1"))
+    assert relevance.text("B-Tree indexes") > 0
+    assert relevance.text("SHA-1 digests") > 0
+    assert relevance.text("the tree view and its tree model") == 0.0
+    assert relevance.text("SHA-256 digests") == 0.0
+
+
 def test_title_weighs_more_than_body():
     relevance = Relevance(SPORTS, title_weight=3.0)
     in_title = relevance.page("足球", "天气 晴朗 温度 适中 风力 微弱")

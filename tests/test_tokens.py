@@ -4,6 +4,7 @@ from topicspider.tokens import (
     mentions,
     normalize_term,
     simplified,
+    spelled_tokens,
     subwords,
     tokenize,
 )
@@ -115,6 +116,18 @@ def test_a_keyword_with_a_latin_letter_keeps_it():
     assert normalize_term("维生素C") in tokenize("富含维生素C的水果")
 
 
+def test_a_letter_or_a_number_joined_to_a_word_is_kept():
+    """Before, ``B-tree`` was read as ``tree``, ``SHA-1`` as ``sha``: the keyword ``b-tree``
+    matched every tree. Alone, or joined to a letter or a number only, they still go."""
+    assert tokenize("B-tree indexes") == ["b", "tree", "index"]
+    assert tokenize("D-Bus, SHA-1 and UTF-8 on x86-64") == [
+        *("d", "bus", "sha", "1", "utf", "8", "x86", "64")
+    ]
+    assert tokenize("SHA-256算法的实现") == ["sha", "256", "算法", "实现"]
+    assert tokenize("a tree, version 2, on 2026-11-29, a-b testing") == ["tree", "version", "test"]
+    assert list(spelled_tokens("B-Trees")) == [("b", "b"), ("tree", "trees")]
+
+
 def test_keyword_terms_are_never_split():
     term = normalize_term("曼城德比")
     assert term == "曼城德比"
@@ -150,6 +163,15 @@ def test_mentions_is_found_in_every_text_that_has_one_of_the_tokens():
             assert pattern.search(text.lower()), text
     assert not pattern.search("今天的菜谱：红烧肉的做法")
     assert not pattern.search("a quiet afternoon by the river")
+
+
+def test_mentions_looks_for_the_word_a_letter_or_a_number_is_joined_to():
+    """``b`` and ``1`` are kept only in ``b-tree`` and ``sha-1``: looking for them would
+    find nearly every text, and tokenize them all."""
+    pattern = mentions(["b", "tree", "sha", "1"])
+    assert pattern.search("b-tree")
+    assert pattern.search("sha-1")
+    assert not pattern.search("a bold 1st line")
 
 
 def test_normalize_term_multiword():

@@ -57,8 +57,8 @@ def term_counts(
     title: str, body: str, *, title_weight: float = 3.0, shared: SharedText | None = None
 ) -> PageTerms:
     """A page's tokens, the title counting ``title_weight`` times the body, without the
-    text ``shared`` says the samples share. Single characters are left out: they match too
-    much to be keywords."""
+    text ``shared`` says the samples share. Single characters and numbers are left out:
+    they match too much to be keywords, and are read only beside a word (``sha-1``)."""
     counts: Counter[str] = Counter()
     spellings: Counter[tuple[str, str]] = Counter()
     if shared is not None:
@@ -68,7 +68,7 @@ def term_counts(
         (tokenize(title), title_weight),
     ):
         for token in tokens:
-            if len(token) > 1:
+            if len(token) > 1 and not token.isdigit():
                 counts[token] += weight
     for text in (body, title):
         spellings.update(spelled_tokens(text))

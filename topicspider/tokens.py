@@ -12,6 +12,7 @@ import logging
 import re
 from collections.abc import Iterable, Iterator
 from importlib import resources
+from itertools import chain
 
 try:  # the same segmenter and dictionary in C++, about six times faster
     import jieba_fast_dat as jieba
@@ -84,12 +85,14 @@ _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 #: A Latin word of up to four letters written against Chinese characters is read with them,
 #: so that jieba's dictionary (A股, T恤, IP地址) and a keyword (C罗) can make one word of both.
 _BESIDE = "[a-z]{1,4}+"
+#: A word, or words joined by hyphens (``b-tree``, ``sha-1``): see :func:`_spelled_word`.
+_WORD = f"[^\\W_{_HAN}]+(?:-[^\\W_{_HAN}]+)*+"
 _RUNS = re.compile(
     f"(?P<han>(?:{_BESIDE}(?=[{_HAN}]))?[{_HAN}]++(?:{_BESIDE}(?![^\\W_{_HAN}])[{_HAN}]*+)*+)"
-    f"|(?P<word>[^\\W_{_HAN}]+)"
+    f"|(?P<word>{_WORD})"
 )
 _HAN_RUN = re.compile(f"[{_HAN}]+")
-_WORDS = re.compile(f"[^\\W_{_HAN}]+")
+_WORDS = re.compile(_WORD)
 _LATIN_WORD = re.compile("[a-z]+")
 _LATIN_PAIR = re.compile("[a-z]{2}")
 #: A run's Latin words and the Chinese between them, each by itself.
@@ -194,14 +197,36 @@ def tokenize(text: str) -> list[str]:
     """
     text = _folded(text)
     if not _HAN_RUN.search(text):
-        return [token for token in map(_keep, _WORDS.findall(text)) if token]
+        return list(chain.from_iterable(map(_kept, _WORDS.findall(text))))
     tokens: list[str] = []
     for han, word in _RUNS.findall(text):  # tuples, not match objects: a third faster
-        if han:
-            tokens.extend(_cut(han))
-        elif word := _keep(word):
-            tokens.append(word)
+        tokens.extend(_cut(han) if han else _kept(word))
     return tokens
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def _kept(word: str) -> tuple[str, ...]:
+    """The tokens of a word, or of words joined by hyphens (see :func:`_spelled_word`)."""
+    if "-" not in word:
+        return (token,) if (token := _keep(word)) else ()
+    return tuple(token for token, _ in _spelled_word(word))
+
+
+def _spelled_word(word: str) -> tuple[tuple[str, str], ...]:
+    """``(token, word)`` for each of the words joined by hyphens. A single letter or a
+    number joined to a word with a letter is kept (``b-tree``, ``D-Bus``, ``sha-1``,
+    ``utf-8``, ``x86-64``), where alone it is not: it is half of what the word names, and
+    a keyword ``b-tree`` read as ``tree`` matched every tree."""
+    parts = word.split("-")
+    spelled = []
+    for i, part in enumerate(parts):
+        if token := _keep(part):
+            spelled.append((token, part))
+        elif _beside_a_word(part) and any(
+            len(joined) > 1 and not joined.isdigit() for joined in parts[max(i - 1, 0) : i + 2]
+        ):
+            spelled.append((part, part))
+    return tuple(spelled)
 
 
 def spelled_tokens(text: str) -> Iterator[tuple[str, str]]:
@@ -211,8 +236,8 @@ def spelled_tokens(text: str) -> Iterator[tuple[str, str]]:
     for match in _RUNS.finditer(_folded(text)):
         if match.lastgroup == "han":
             yield from _spelled_run(match.group())
-        elif token := _keep(word := match.group()):
-            yield token, word
+        else:
+            yield from _spelled_word(match.group())
 
 
 def _spelled_run(run: str) -> Iterator[tuple[str, str]]:
@@ -250,6 +275,8 @@ def mentions(words: Iterable[str]) -> re.Pattern[str] | None:
     place, and searching a link's text for more (a glossary for keywords) costs more
     than tokenizing it."""
     words = set(words)
+    # A letter or a number is kept only beside a word (b-tree): that word is looked for.
+    words = {word for word in words if not _beside_a_word(word)} or words
     pieces = {piece for word in words for piece in _pieces(word)}
     pieces.update(
         plural for plural, singular in IRREGULAR_PLURALS.items() if _stem(singular) in words
@@ -257,6 +284,11 @@ def mentions(words: Iterable[str]) -> re.Pattern[str] | None:
     if len(pieces) > MENTIONS_MAX:
         return None
     return re.compile("|".join(map(re.escape, sorted(pieces, key=len, reverse=True))))
+
+
+def _beside_a_word(token: str) -> bool:
+    """Whether a token is a letter or a number, which is kept only beside a word."""
+    return token.isascii() and (len(token) == 1 or token.isdigit())
 
 
 def _pieces(token: str) -> tuple[str, ...]:
