@@ -101,6 +101,33 @@ def test_a_file_in_no_encoding_it_may_be_in_is_refused_in_one_short_line(tmp_pat
     assert str(error.value) == f"{path}: keyword file is neither UTF-8 nor GBK ({reason})"
 
 
+def test_a_russian_file_in_koi8r_is_refused_with_both_readings(tmp_path):
+    """KOI8-R's letters are everyday hanzi in GBK: вода was the keyword 紫牧, and the crawl
+    looked for it without a word."""
+    path = tmp_path / "topic.txt"
+    path.write_bytes("сеть 2\nпротокол 3\n".encode("koi8-r"))
+    with pytest.raises(KeywordError) as error:
+        parse_keyword_file(path)
+    assert str(error.value) == (
+        f"{path}: keyword file is neither UTF-8 nor GBK (in GBK it reads as '优载 2 幸显纤咸 3',"
+        " no Chinese word, in KOI8-R as 'сеть 2 протокол 3'): save it as UTF-8"
+    )
+
+
+@pytest.mark.parametrize(
+    "terms",
+    ["现在 1\n", "新闻 2\n", "足球 3\n比赛 2\n", "曼城德比 2\n", "vpn 1\n网络 2\n"],
+)
+def test_a_gbk_file_that_reads_as_russian_in_koi8r_too_is_read_as_gbk(tmp_path, terms):
+    """现在 is ожтз in KOI8-R, a word's shape: its GBK reading is a word of Chinese."""
+    path = tmp_path / "topic.txt"
+    path.write_bytes(terms.encode("gbk"))
+    vector = parse_keyword_file(path)
+    assert vector.weights == {
+        term.lower(): float(weight) for term, weight in map(str.split, terms.splitlines())
+    }
+
+
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
 def test_a_keyword_file_with_a_utf16_or_utf32_byte_order_mark_is_read(tmp_path, encoding):
     """Notepad's "Unicode" (UTF-16 with its byte order mark): before, "neither UTF-8 nor
@@ -156,6 +183,9 @@ def test_a_term_that_loses_a_number_or_a_letter_is_kept_with_a_warning(tmp_path)
         " which is broader: pages are read without numbers and single letters ('3')",
     )
     assert not parse_inline("internet of things,x86 assembly,3D printing").broadened
+    joined = parse_inline("B-tree:2,SHA-1,D-Bus")
+    assert joined.weights == {"b tree": 2.0, "sha 1": 1.0, "d bus": 1.0}
+    assert not joined.broadened
 
 
 def test_gbk_lines_that_are_valid_utf8_are_read_as_gbk(tmp_path):

@@ -298,6 +298,27 @@ def _refuse_rare_hanzi(data: bytes, text: str) -> None:
         )
 
 
+_CYRILLIC_WORDS = re.compile("[\u0400-\u04ff]+")
+_RUSSIAN_VOWELS = frozenset("аеёиоуыэюя")
+
+
+def koi8r_reading(data: bytes) -> str | None:
+    """``data`` read as KOI8-R, if it reads as Russian there: its letters, 0xC0-0xFF, are
+    hanzi in GBK (вода is 紫牧), everyday ones, which :func:`_refuse_rare_hanzi` lets
+    through. Each word of Russian is in small letters, capitals or capitalized, and has a
+    vowel; GBK bytes read as KOI8-R mix the cases (足球 is вЦгР)."""
+    if any(0x80 <= byte < 0xC0 for byte in data):
+        return None
+    text = data.decode("koi8-r")
+    words = _CYRILLIC_WORDS.findall(text)
+    russian = all(
+        (word.islower() or word.isupper() or word.istitle())
+        and not _RUSSIAN_VOWELS.isdisjoint(word.lower())
+        for word in words
+    )
+    return text if words and russian else None
+
+
 def gbk_reading(data: bytes) -> str | None:
     """What a text file that :func:`decode_text_file` reads as UTF-8 says in GBK, if that
     is Chinese too and the UTF-8 no more so: GBK is valid UTF-8 at times (医学 reads as

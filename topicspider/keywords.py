@@ -16,9 +16,15 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from topicspider.charset import decode_text_file, editor_lines, gbk_reading, undecoded
+from topicspider.charset import (
+    decode_text_file,
+    editor_lines,
+    gbk_reading,
+    koi8r_reading,
+    undecoded,
+)
 from topicspider.exceptions import KeywordError, NoKeywords
-from topicspider.tokens import normalize_term
+from topicspider.tokens import has_chinese_word, normalize_term
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -147,6 +153,12 @@ def parse_keyword_file(path: Traversable) -> KeywordVector:
     except UnicodeDecodeError as exc:
         message = f"{path}: keyword file is neither UTF-8 nor GBK ({exc.reason})"
         raise KeywordError(message) from None
+    if (russian := koi8r_reading(data)) and not has_chinese_word(content):
+        raise KeywordError(
+            f"{path}: keyword file is neither UTF-8 nor GBK (in GBK it reads as"
+            f" {_shown(content)}, no Chinese word, in KOI8-R as {_shown(russian)}):"
+            " save it as UTF-8"
+        )
     other = gbk_reading(data)
     try:
         weights, broadened = _file_weights(path, content)

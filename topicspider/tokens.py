@@ -25,6 +25,7 @@ __all__ = [
     "IRREGULAR_PLURALS",
     "STOPWORDS",
     "add_terms",
+    "has_chinese_word",
     "has_han",
     "mentions",
     "normalize_term",
@@ -227,6 +228,18 @@ def _spelled_word(word: str) -> tuple[tuple[str, str], ...]:
         ):
             spelled.append((part, part))
     return tuple(spelled)
+
+
+def has_chinese_word(text: str) -> bool:
+    """Whether ``text`` has a word of two to four characters of jieba's dictionary, cut or
+    not (上月 is cut 上|月): Chinese does, hanzi that other bytes read as seldom do (KOI8-R
+    вода in GBK is 紫牧)."""
+    return any(
+        _jieba().get_FREQ(run[start : start + size])
+        for run in map(_simplified_run, _HAN_RUN.findall(text))
+        for size in (2, 3, 4)
+        for start in range(len(run) - size + 1)
+    )
 
 
 def spelled_tokens(text: str) -> Iterator[tuple[str, str]]:
