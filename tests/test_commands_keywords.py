@@ -163,29 +163,56 @@ def test_output_dash_is_stdout_and_one_sample_is_one_page(site, tmp_path):
     assert not (tmp_path / "-").exists()
 
 
-def test_terms_are_written_as_the_samples_spell_them(tmp_path):
-    samples, other = tmp_path / "samples", tmp_path / "other"
-    samples.mkdir()
-    other.mkdir()
-    (samples / "a.html").write_text(
-        "<title>Browser caches</title><p>Cookies and caches: a browser keeps cookies for "
-        "each server. 代理服务器缓存网页。</p>",
-        "utf-8",
-    )
-    (samples / "b.html").write_text(
-        "<title>HTTP cookies</title><p>A server sets cookies; caches keep pages. "
-        "服务器设置缓存。</p>",
-        "utf-8",
-    )
-    (other / "c.html").write_text("<p>Recipes for the oven. 菜谱和烹饪。</p>", "utf-8")
-    result = scrapy_keywords(samples, "--top", "12", "--background", other)
+def learned(tmp_path: Path, samples: list[str], other: list[str], top: int) -> str:
+    """The keyword file learned from a folder of sample pages against one of background
+    pages, each page in UTF-8."""
+    folders = tmp_path / "samples", tmp_path / "other"
+    for folder, pages in zip(folders, (samples, other), strict=True):
+        folder.mkdir()
+        for n, page in enumerate(pages):
+            (folder / f"{n}.html").write_text(page, "utf-8")
+    result = scrapy_keywords(folders[0], "--top", str(top), "--background", folders[1])
     assert result.returncode == 0, result.stderr[-2000:]
-    terms = terms_of(result.stdout)
+    return result.stdout
+
+
+def test_terms_are_written_as_the_samples_spell_them(tmp_path):
+    stdout = learned(
+        tmp_path,
+        [
+            "<title>Browser caches</title><p>Cookies and caches: a browser keeps cookies for "
+            "each server. 代理服务器缓存网页。</p>",
+            "<title>HTTP cookies</title><p>A server sets cookies; caches keep pages. "
+            "服务器设置缓存。</p>",
+        ],
+        ["<p>Recipes for the oven. 菜谱和烹饪。</p>"],
+        top=12,
+    )
+    terms = terms_of(stdout)
     assert {"cookies", "caches", "服务器", "代理服务器"} <= set(terms), terms
     assert not {"cooki", "cach", "务器", "服务"} & set(terms), terms  # 服务 is never a word here
     out = tmp_path / "web.txt"
-    out.write_text(result.stdout, "utf-8")
+    out.write_text(stdout, "utf-8")
     assert {"cooki", "cach", "服务器"} <= set(parse_keyword_file(out).weights)
+
+
+def test_a_word_joined_to_a_letter_is_learned_with_it(tmp_path):
+    """Before, pages on B-trees gave ``tree``, which a crawl matches on every tree."""
+    stdout = learned(
+        tmp_path,
+        [
+            "<title>B-tree indexes</title><p>A B-tree index keeps keys sorted; a B-tree page"
+            " splits when full.</p>",
+            "<title>Index types</title><p>Hash and B-tree indexes: the planner picks a B-tree"
+            " for ranges.</p>",
+        ],
+        ["<title>Widgets</title><p>The tree view shows a tree of folders.</p>"],
+        top=5,
+    )
+    assert "b-tree" in terms_of(stdout), stdout
+    out = tmp_path / "indexes.txt"
+    out.write_text(stdout, "utf-8")
+    assert "b tree" in parse_keyword_file(out).weights
 
 
 def test_traditional_samples_give_terms_in_traditional_characters(tmp_path):
@@ -227,19 +254,15 @@ def test_a_sidebar_every_sample_shows_gives_no_keyword(tmp_path):
     """The samples come from one part of a site and the background from another, with
     another sidebar: the samples' sidebar is on each of them, the background has none of
     its words, and it would make them the best keywords."""
-    samples, other = tmp_path / "samples", tmp_path / "other"
-    samples.mkdir()
-    other.mkdir()
     football = ["The league match ended with a late goal.", "The coach praised the club's goal."]
-    for n, text in enumerate(football):
-        page = f"<title>Match report</title><body>{sidebar('vocal')}<p>{text}</p></body>"
-        (samples / f"{n}.html").write_text(page, "utf-8")
-    for n, text in enumerate(["Stir the sauce over a low flame.", "Bake the bread for an hour."]):
-        page = f"<title>Recipe</title><body>{sidebar('kitchen')}<p>{text}</p></body>"
-        (other / f"{n}.html").write_text(page, "utf-8")
-    result = scrapy_keywords(samples, "--top", "8", "--background", other)
-    assert result.returncode == 0, result.stderr[-2000:]
-    terms = terms_of(result.stdout)
+    cooking = ["Stir the sauce over a low flame.", "Bake the bread for an hour."]
+    stdout = learned(
+        tmp_path,
+        [f"<title>Match report</title><body>{sidebar('vocal')}<p>{t}</p></body>" for t in football],
+        [f"<title>Recipe</title><body>{sidebar('kitchen')}<p>{t}</p></body>" for t in cooking],
+        top=8,
+    )
+    terms = terms_of(stdout)
     assert {"goal", "match"} <= set(terms), terms
     assert not {"vocal", "ensembles", "part"} & set(terms), terms
 

@@ -8,6 +8,7 @@ import pytest
 
 from topicspider.extraction import (
     PageTerms,
+    SharedText,
     background_idf,
     default_idf,
     html_text,
@@ -30,11 +31,28 @@ def test_terms_are_counted_as_the_crawler_counts_them():
     assert all(len(term) > 1 for term in counts)
 
 
-def test_a_letter_or_a_number_read_beside_a_word_is_not_a_term():
-    """``sha-1`` keeps its ``1``, but a keyword file's ``1`` alone would match nothing."""
-    counts = term_counts("SHA-1 and SHA-256", "SHA-1 digests, B-trees, UTF-8").counts
-    assert {"sha", "digest", "tree", "utf"} <= counts.keys()
-    assert not {"1", "256", "b", "8"} & counts.keys()
+def test_a_letter_or_a_number_is_a_term_with_the_word_it_is_joined_to():
+    """``sha-1`` keeps its ``1``, but a keyword file's ``1`` alone would match nothing: the
+    term is ``sha 1``, as the keyword ``sha-1`` is read, and ``b-tree`` is no mere ``tree``."""
+    page = term_counts("SHA-1 and SHA-256", "SHA-1 digests, B-trees, a B-tree, UTF-8")
+    assert {"sha", "digest", "tree", "utf"} <= page.counts.keys()
+    assert not {"1", "256", "b", "8"} & page.counts.keys()
+    assert page.counts["sha 1"] == 3.0 + 1.0  # the title's and the body's
+    assert page.counts["b tree"] == 2.0
+    assert page.counts["sha 256"] == 3.0
+    ranked = [("b tree", 2.0), ("sha 1", 1.0)]
+    assert spell(ranked, [page]) == [("b-trees", 2.0), ("sha-1", 1.0)]
+    assert term_counts("", "使用B-tree索引").counts["b tree"] == 1.0
+    assert "225" not in term_counts("An-225", "the An-225 cargo plane").counts
+
+
+def test_a_joined_term_the_samples_share_is_left_out():
+    """A footer every sample has (``E-mail us``, ``UTF-8``) gives no term, joined or not."""
+    footer = "Write to us by E-mail; every page is written in UTF-8 for you."
+    texts = [(f"B-tree {n}", f"Chapter {n} of the manual. {footer}") for n in range(4)]
+    counts = term_counts(*texts[0], shared=SharedText(texts)).counts
+    assert counts["b tree"] == 3.0  # the title's
+    assert not {"e mail", "utf 8", "mail", "utf"} & counts.keys()
 
 
 def test_pieces_of_words_are_not_terms():

@@ -105,27 +105,53 @@ def test_a_russian_file_in_koi8r_is_refused_with_both_readings(tmp_path):
     """KOI8-R's letters are everyday hanzi in GBK: вода was the keyword 紫牧, and the crawl
     looked for it without a word."""
     path = tmp_path / "topic.txt"
-    path.write_bytes("сеть 2\nпротокол 3\n".encode("koi8-r"))
+    path.write_bytes("сеть 2\nпротокол 3\nсервер 1\n".encode("koi8-r"))
     with pytest.raises(KeywordError) as error:
         parse_keyword_file(path)
     assert str(error.value) == (
-        f"{path}: keyword file is neither UTF-8 nor GBK (in GBK it reads as '优载 2 幸显纤咸 3',"
-        " no Chinese word, in KOI8-R as 'сеть 2 протокол 3'): save it as UTF-8"
+        f"{path}: keyword file is neither UTF-8 nor GBK (in GBK it reads as '优载 2 幸显纤咸"
+        " 3 优易乓 1', no Chinese word, in KOI8-R as 'сеть 2 протокол 3 сервер 1'): save it as"
+        " UTF-8"
+    )
+
+
+@pytest.mark.parametrize(
+    ("data", "chinese", "russian"),
+    [
+        ("вода 3\n".encode("koi8-r"), "紫牧 3", "вода 3"),
+        ("сеть 2\nпротокол 3\n".encode("koi8-r"), "优载 2 幸显纤咸 3", "сеть 2 протокол 3"),
+        # A name that reads as a Russian word's shape, by chance (one in 25).
+        ("赵雷 3\n".encode("gbk"), "赵雷 3", "утюв 3"),
+    ],
+    ids=["one-russian-word", "two-russian-words", "a-chinese-name"],
+)
+def test_a_word_or_two_that_may_be_russian_in_koi8r_are_read_as_gbk_with_a_warning(
+    tmp_path, data, chinese, russian
+):
+    """A name or two in GBK can read as Russian in KOI8-R as well: only warned of."""
+    path = tmp_path / "topic.txt"
+    path.write_bytes(data)
+    vector = parse_keyword_file(path)
+    assert vector.encoding_warnings() == (
+        f"{path}: read as GBK, {chinese!r}, no Chinese word; in KOI8-R it says {russian!r}:"
+        " if it is KOI8-R, save it as UTF-8",
     )
 
 
 @pytest.mark.parametrize(
     "terms",
-    ["现在 1\n", "新闻 2\n", "足球 3\n比赛 2\n", "曼城德比 2\n", "vpn 1\n网络 2\n"],
+    ["现在 1\n", "新闻 2\n", "足球 3\n比赛 2\n", "曼城德比 2\n", "vpn 1\n网络 2\n", "上月 1\n"],
 )
 def test_a_gbk_file_that_reads_as_russian_in_koi8r_too_is_read_as_gbk(tmp_path, terms):
-    """现在 is ожтз in KOI8-R, a word's shape: its GBK reading is a word of Chinese."""
+    """现在 is ожтз in KOI8-R, a word's shape: its GBK reading is a word of Chinese (上月,
+    which jieba cuts 上|月, too)."""
     path = tmp_path / "topic.txt"
     path.write_bytes(terms.encode("gbk"))
     vector = parse_keyword_file(path)
     assert vector.weights == {
         term.lower(): float(weight) for term, weight in map(str.split, terms.splitlines())
     }
+    assert vector.encoding_warnings() == ()
 
 
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
@@ -201,9 +227,9 @@ def test_a_gbk_file_that_is_valid_utf8_too_is_read_as_utf8_and_keeps_its_gbk_rea
     gbk.write_bytes("医学 3\n".encode("gbk"))
     vector = parse_keyword_file(gbk)
     assert vector.weights == {"ҽѧ": 3.0}
-    assert vector.gbk_warning() == (
+    assert vector.encoding_warnings() == (
         f"{gbk}: read as UTF-8; in GBK it says '医学 3': if it is GBK, save it as UTF-8;"
-        " if it is UTF-8, save it with a byte order mark"
+        " if it is UTF-8, save it with a byte order mark",
     )
 
 
@@ -235,7 +261,7 @@ def test_a_file_that_can_only_be_read_one_way_has_no_gbk_reading(tmp_path, data)
     path.write_bytes(data)
     vector = parse_keyword_file(path)
     assert vector.gbk_reading is None
-    assert vector.gbk_warning() is None
+    assert vector.encoding_warnings() == ()
 
 
 def test_a_vector_says_what_it_matches_in_one_line(tmp_path):

@@ -169,6 +169,8 @@ def test_a_term_with_a_letter_or_a_number_matches_only_its_own_word():
     assert relevance.text("SHA-1 digests") > 0
     assert relevance.text("the tree view and its tree model") == 0.0
     assert relevance.text("SHA-256 digests") == 0.0
+    assert relevance.text("使用B-tree索引") > 0
+    assert relevance.text("计算SHA-1值") > 0
 
 
 def test_title_weighs_more_than_body():

@@ -1,6 +1,7 @@
 from topicspider.tokens import (
     IRREGULAR_PLURALS,
     add_terms,
+    joined_terms,
     mentions,
     normalize_term,
     simplified,
@@ -126,6 +127,22 @@ def test_a_letter_or_a_number_joined_to_a_word_is_kept():
     assert tokenize("SHA-256算法的实现") == ["sha", "256", "算法", "实现"]
     assert tokenize("a tree, version 2, on 2026-11-29, a-b testing") == ["tree", "version", "test"]
     assert list(spelled_tokens("B-Trees")) == [("b", "b"), ("tree", "trees")]
+
+
+def test_a_joined_letter_is_read_the_same_in_every_setting():
+    """Written against Chinese, in camelCase, with an underscore or another hyphen, it is
+    still the phrase: before the review, 使用B-tree索引 was 使用b|tree|索引 (jieba dropped the
+    ``b``), ``OpenSSL-3`` ended ``ssl 3``, and ``An-225`` left the bare ``225`` of a stop
+    word."""
+    assert tokenize("使用B-tree索引") == ["使用", "b", "tree", "索引"]
+    assert tokenize("计算SHA-1值") == ["计算", "sha", "1", "值"]
+    assert tokenize("OpenSSL-3")[:2] == ["openssl", "3"]
+    assert tokenize("x86_64, Ｂ－ｔｒｅｅ, b\u2010tree") == ["x86", "64", "b", "tree", "b", "tree"]
+    assert tokenize("An-225, IS-95, the-1") == []
+    assert list(joined_terms("使用B-tree索引和OpenSSL-3")) == [
+        ("b tree", "b-tree"),
+        ("openssl 3", "openssl-3"),
+    ]
 
 
 def test_keyword_terms_are_never_split():

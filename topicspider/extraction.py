@@ -19,7 +19,14 @@ from dataclasses import dataclass
 
 from topicspider.charset import decode
 from topicspider.text import SeenRegions, extract_page, parse_html
-from topicspider.tokens import has_han, spelled_as, spelled_tokens, subwords, tokenize
+from topicspider.tokens import (
+    has_han,
+    joined_terms,
+    spelled_as,
+    spelled_tokens,
+    subwords,
+    tokenize,
+)
 
 __all__ = [
     "PageTerms",
@@ -58,21 +65,33 @@ def term_counts(
 ) -> PageTerms:
     """A page's tokens, the title counting ``title_weight`` times the body, without the
     text ``shared`` says the samples share. Single characters and numbers are left out:
-    they match too much to be keywords, and are read only beside a word (``sha-1``)."""
+    they match too much to be keywords, and are read only beside a word; the word they are
+    joined to is a term with them (``b-tree``, ``sha-1``), as a keyword file's is read."""
     counts: Counter[str] = Counter()
     spellings: Counter[tuple[str, str]] = Counter()
     if shared is not None:
         title = shared.title(title)
-    for tokens, weight in (
-        (shared.body(body) if shared else tokenize(body), 1.0),
-        (tokenize(title), title_weight),
+    for text, tokens, weight in (
+        (body, shared.body(body) if shared else tokenize(body), 1.0),
+        (title, tokenize(title), title_weight),
     ):
         for token in tokens:
             if len(token) > 1 and not token.isdigit():
                 counts[token] += weight
-    for text in (body, title):
         spellings.update(spelled_tokens(text))
+        joined = Counter(joined_terms(text))
+        spellings.update(joined)
+        for term in {term for term, _ in joined}:
+            if runs := _runs_of(term.split(), tokens):
+                counts[term] += weight * runs
     return PageTerms(counts, spellings)
+
+
+def _runs_of(words: list[str], tokens: list[str]) -> int:
+    """How often ``words`` stand together in ``tokens``: a joined term is counted where its
+    tokens are, so that the text the samples share is left out of it too."""
+    size = len(words)
+    return sum(tokens[start : start + size] == words for start in range(len(tokens) - size + 1))
 
 
 class SharedText:

@@ -47,6 +47,10 @@ _LATIN_RUN = re.compile(r"[A-Za-z0-9]+")
 #: What to do about a keyword file that reads as Chinese in GBK and in UTF-8.
 #: The weights a keyword may have.
 _LIGHTEST, _HEAVIEST = Decimal("1e-100"), Decimal("1e100")
+#: The Russian words a GBK keyword file must read as in KOI8-R to be refused: a name or
+#: two in GBK can read as Russian words by chance (赵雷 as утюв, one in 25), and is only
+#: warned of.
+_RUSSIAN_WORDS = 3
 _GBK_HINT = (
     "read as UTF-8; in GBK it says {}: if it is GBK, save it as UTF-8;"
     " if it is UTF-8, save it with a byte order mark"
@@ -62,6 +66,9 @@ class KeywordVector:
     source: str = field(default="", compare=False)
     #: What the keyword file, read as UTF-8, says in GBK, if that is Chinese too.
     gbk_reading: str | None = field(default=None, compare=False)
+    #: What the keyword file, read as GBK, says in KOI8-R, if that is Russian and the hanzi
+    #: make no Chinese word.
+    koi8r_reading: str | None = field(default=None, compare=False)
     #: A warning for each term that, read as pages are, lost a number or a single letter,
     #: and so matches more than it says.
     broadened: tuple[str, ...] = field(default=(), compare=False)
@@ -88,11 +95,18 @@ class KeywordVector:
         count = f"{len(self)} term{'s' if len(self) > 1 else ''}"
         return f"{count}{source}, as pages are matched: {terms}{more}"
 
-    def gbk_warning(self) -> str | None:
-        """What to tell the user of a keyword file that reads as Chinese in GBK too."""
-        if self.gbk_reading is None:
-            return None
-        return f"{self.source}: {_GBK_HINT.format(_shown(self.gbk_reading))}"
+    def encoding_warnings(self) -> tuple[str, ...]:
+        """What to tell the user of a keyword file that reads as another text in another
+        encoding: Chinese in GBK, or Russian in KOI8-R."""
+        warnings = []
+        if self.gbk_reading is not None:
+            warnings.append(f"{self.source}: {_GBK_HINT.format(_shown(self.gbk_reading))}")
+        if self.koi8r_reading is not None:
+            warnings.append(
+                f"{self.source}: read as GBK, {_shown(self.to_text())}, no Chinese word; in"
+                f" KOI8-R it says {_shown(self.koi8r_reading)}: if it is KOI8-R, save it as UTF-8"
+            )
+        return tuple(warnings)
 
     def to_text(self) -> str:
         """The keyword-file form, stable so that two crawls can compare vectors."""
@@ -153,7 +167,10 @@ def parse_keyword_file(path: Traversable) -> KeywordVector:
     except UnicodeDecodeError as exc:
         message = f"{path}: keyword file is neither UTF-8 nor GBK ({exc.reason})"
         raise KeywordError(message) from None
-    if (russian := koi8r_reading(data)) and not has_chinese_word(content):
+    russian = koi8r_reading(data)
+    if russian and has_chinese_word(content):
+        russian = None
+    if russian and sum(not word.isascii() for word in russian.split()) >= _RUSSIAN_WORDS:
         raise KeywordError(
             f"{path}: keyword file is neither UTF-8 nor GBK (in GBK it reads as"
             f" {_shown(content)}, no Chinese word, in KOI8-R as {_shown(russian)}):"
@@ -166,7 +183,13 @@ def parse_keyword_file(path: Traversable) -> KeywordVector:
         if other is None:
             raise
         raise KeywordError(f"{error} ({_GBK_HINT.format(_shown(other))})") from None
-    return KeywordVector(weights, source=str(path), gbk_reading=other, broadened=tuple(broadened))
+    return KeywordVector(
+        weights,
+        source=str(path),
+        gbk_reading=other,
+        koi8r_reading=russian,
+        broadened=tuple(broadened),
+    )
 
 
 def _shown(text: str) -> str:

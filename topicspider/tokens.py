@@ -27,6 +27,7 @@ __all__ = [
     "add_terms",
     "has_chinese_word",
     "has_han",
+    "joined_terms",
     "mentions",
     "normalize_term",
     "simplified",
@@ -86,30 +87,39 @@ _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 #: A Latin word of up to four letters written against Chinese characters is read with them,
 #: so that jieba's dictionary (A股, T恤, IP地址) and a keyword (C罗) can make one word of both.
 _BESIDE = "[a-z]{1,4}+"
-#: A word, or words joined by hyphens (``b-tree``, ``sha-1``): see :func:`_spelled_word`.
-_WORD = f"[^\\W_{_HAN}]+(?:-[^\\W_{_HAN}]+)*+"
+#: A word, or words joined by hyphens or underscores (``b-tree``, ``x86_64``): see
+#: :func:`_spelled_word`.
+_WORD = f"[^\\W_{_HAN}]+(?:[-_][^\\W_{_HAN}]+)*+"
+#: A Latin word joined to the next by a hyphen is the next's, not the Chinese before it
+#: (使用B-tree索引 is 使用, b-tree, 索引).
 _RUNS = re.compile(
-    f"(?P<han>(?:{_BESIDE}(?=[{_HAN}]))?[{_HAN}]++(?:{_BESIDE}(?![^\\W_{_HAN}])[{_HAN}]*+)*+)"
+    f"(?P<han>(?:{_BESIDE}(?=[{_HAN}]))?[{_HAN}]++"
+    f"(?:{_BESIDE}(?![^\\W_{_HAN}]|[-_][^\\W_{_HAN}])[{_HAN}]*+)*+)"
     f"|(?P<word>{_WORD})"
 )
 _HAN_RUN = re.compile(f"[{_HAN}]+")
 _WORDS = re.compile(_WORD)
+_JOINERS = re.compile("[-_]")
 _LATIN_WORD = re.compile("[a-z]+")
 _LATIN_PAIR = re.compile("[a-z]{2}")
 #: A run's Latin words and the Chinese between them, each by itself.
 _LATIN_OR_HAN = re.compile("[a-z]+|[^a-z]+")
 #: Full-width digits and letters, as GB2312-era pages write Latin words (ＦＩＦＡ, ＮＢＡ,
 #: ２０２６) and their ASCII forms (full-width punctuation splits words either way).
-_WIDE = re.compile("[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]")
+#: Hyphens other than the ASCII one (Unicode's, the non-breaking one, the full-width one)
+#: join words as it does (``B‐tree``, ``Ｂ－ｔｒｅｅ``).
+_WIDE = re.compile("[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\u2010\u2011\uff0d]")
 _NARROW = {
     wide: wide - 0xFEE0
     for wide in (*range(0xFF10, 0xFF1A), *range(0xFF21, 0xFF3B), *range(0xFF41, 0xFF5B))
-}
+} | dict.fromkeys((0x2010, 0x2011, 0xFF0D), "-")
 _SPACES = re.compile(r"\s+")
 #: Where a camelCase word's words join: a capital after a small letter, or an acronym
 #: before a word (``URLConnection``), not before its plural (``URLs``).
 _CAMEL_JOIN = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]{2}")
-_WORD_REST = re.compile(r"[A-Za-z0-9]*")
+#: The rest of a word, with the words it is joined to (``OpenSSL-3``), whose words come after
+#: them all: ``openssl-3 open ssl 3``, where ``openssl 3`` stays a phrase.
+_WORD_REST = re.compile(r"[A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*")
 _CAMEL_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
@@ -205,10 +215,12 @@ def tokenize(text: str) -> list[str]:
     return tokens
 
 
-@functools.lru_cache(maxsize=1 << 18)
+@functools.lru_cache(maxsize=1 << 16)
 def _kept(word: str) -> tuple[str, ...]:
-    """The tokens of a word, or of words joined by hyphens (see :func:`_spelled_word`)."""
-    if "-" not in word:
+    """The tokens of a word, or of words joined by hyphens (see :func:`_spelled_word`).
+    Cached as :func:`_keep` is, for fewer words: the joined ones of a site's addresses and
+    names are many, and each is a tuple."""
+    if not _JOINERS.search(word):
         return (token,) if (token := _keep(word)) else ()
     return tuple(token for token, _ in _spelled_word(word))
 
@@ -218,16 +230,27 @@ def _spelled_word(word: str) -> tuple[tuple[str, str], ...]:
     number joined to a word with a letter is kept (``b-tree``, ``D-Bus``, ``sha-1``,
     ``utf-8``, ``x86-64``), where alone it is not: it is half of what the word names, and
     a keyword ``b-tree`` read as ``tree`` matched every tree."""
-    parts = word.split("-")
+    parts = _JOINERS.split(word)
+    kept = [_keep(part) for part in parts]
     spelled = []
-    for i, part in enumerate(parts):
-        if token := _keep(part):
+    for i, (part, token) in enumerate(zip(parts, kept, strict=True)):
+        if token:
             spelled.append((token, part))
         elif _beside_a_word(part) and any(
-            len(joined) > 1 and not joined.isdigit() for joined in parts[max(i - 1, 0) : i + 2]
+            joined and not _beside_a_word(joined) for joined in kept[max(i - 1, 0) : i + 2]
         ):
             spelled.append((part, part))
     return tuple(spelled)
+
+
+def joined_terms(text: str) -> Iterator[tuple[str, str]]:
+    """``(term, word)`` for each word joined to a letter or a number (``b tree``, written
+    ``b-tree``): a phrase of its own, which the tokens, ``b`` and ``tree``, do not tell."""
+    for han, word in _RUNS.findall(_folded(text)):
+        if not han and _JOINERS.search(word):
+            spelled = _spelled_word(word)
+            if any(_beside_a_word(token) for token, _ in spelled):
+                yield " ".join(t for t, _ in spelled), "-".join(part for _, part in spelled)
 
 
 def has_chinese_word(text: str) -> bool:

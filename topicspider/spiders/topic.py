@@ -329,7 +329,7 @@ class TopicSpider(Spider):
     def configure(self, crawler: Crawler) -> None:
         settings = crawler.settings
         logger.info("Topic: %s", readable(self.keywords.describe()))
-        if warning := self.keywords.gbk_warning():
+        for warning in self.keywords.encoding_warnings():
             logger.warning("%s", readable(warning))
         for warning in self.keywords.broadened:
             logger.warning("%s", readable(warning))
