@@ -209,6 +209,9 @@ def test_a_term_that_loses_a_number_or_a_letter_is_kept_with_a_warning(tmp_path)
         " which is broader: pages are read without numbers and single letters ('3')",
     )
     assert not parse_inline("internet of things,x86 assembly,3D printing").broadened
+    languages = parse_inline("C++ templates:2,C#")
+    assert languages.weights == {"c++ templat": 2.0, "c#": 1.0}
+    assert not languages.broadened
     joined = parse_inline("B-tree:2,SHA-1,D-Bus")
     assert joined.weights == {"b tree": 2.0, "sha 1": 1.0, "d bus": 1.0}
     assert not joined.broadened

@@ -75,6 +75,16 @@ def test_link_texts_score_the_same_with_or_without_the_keyword_check(site, gloss
         assert fast == pytest.approx(full)
 
 
+def test_full_width_link_texts_score_as_their_ascii_form():
+    """GB2312-era pages write Latin words in full-width letters: before, the keyword check
+    did not read them so, and a link reading ＮＢＡ常规赛 scored 0 for ``nba``, where the
+    same text as a page scored as NBA常规赛 does."""
+    relevance = Relevance(parse_inline("nba:3,季后赛:2,utf-8:1"))
+    assert relevance.text("ＮＢＡ常规赛") == relevance.text("NBA常规赛") > 0
+    assert relevance.text("ＵＴＦ－８编码") == relevance.text("UTF-8编码") > 0
+    assert relevance.text("ＮＢＡ常规赛") == relevance.page("", "ＮＢＡ常规赛")
+
+
 def test_traditional_link_texts_score_the_same_with_or_without_the_keyword_check():
     """The keyword check reads Traditional text as the tokenizer does, one run of Chinese
     characters at a time: 程序 beside 設定 is still 程序, not Taiwan's word for a process."""
@@ -171,6 +181,11 @@ def test_a_term_with_a_letter_or_a_number_matches_only_its_own_word():
     assert relevance.text("SHA-256 digests") == 0.0
     assert relevance.text("使用B-tree索引") > 0
     assert relevance.text("计算SHA-1值") > 0
+    languages = Relevance(parse_inline("C++ templates:2,C#:1"))
+    assert languages.text("C++ templates explained") > 0
+    assert languages.text("学习C++ templates") > 0
+    assert languages.text("Jinja templates") == 0.0
+    assert languages.text("C#编程入门") > 0
 
 
 def test_title_weighs_more_than_body():

@@ -145,6 +145,18 @@ def test_a_joined_letter_is_read_the_same_in_every_setting():
     ]
 
 
+def test_a_language_named_by_a_letter_and_a_sign_is_a_word():
+    """Before, C++ and C# lost their letter with their sign: the keyword ``C++`` matched
+    nothing, and ``C++ templates`` every page's templates."""
+    assert tokenize("C++ templates, C# and F#") == ["c++", "templat", "c#", "f#"]
+    assert tokenize("学习C++编程，C#和F#") == ["学习", "c++", "编程", "c#", "f#"]
+    assert tokenize("C++11, g++ -O2, abc++") == ["c++", "g++", "o2", "abc"]
+    pattern = mentions(["c++", "c#"])
+    assert pattern.search("c++ primer")
+    assert pattern.search("c# in depth")
+    assert not pattern.search("a clean calm case")
+
+
 def test_keyword_terms_are_never_split():
     term = normalize_term("曼城德比")
     assert term == "曼城德比"

@@ -18,7 +18,7 @@ import numpy as np
 
 from topicspider.keywords import KeywordVector
 from topicspider.text import LinkContext
-from topicspider.tokens import add_terms, has_han, mentions, simplified, subwords, tokenize
+from topicspider.tokens import add_terms, has_han, mentions, searchable, subwords, tokenize
 from topicspider.urls import url_words
 
 __all__ = [
@@ -144,7 +144,7 @@ class Relevance:
         """Relevance of a short text such as a link's anchor and context."""
         # Most links on a site say nothing of the topic (61–97% of the link texts on the
         # shared sites): the ones that name no keyword score 0 without being tokenized.
-        if self.mentions is not None and not self.mentions.search(simplified(text.lower())):
+        if self.mentions is not None and not self.mentions.search(searchable(text)):
             return 0.0
         return self._cosine(self._counts(tokenize(text)))
 

@@ -30,6 +30,7 @@ __all__ = [
     "joined_terms",
     "mentions",
     "normalize_term",
+    "searchable",
     "simplified",
     "spelled_as",
     "spelled_tokens",
@@ -87,14 +88,17 @@ _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 #: A Latin word of up to four letters written against Chinese characters is read with them,
 #: so that jieba's dictionary (A股, T恤, IP地址) and a keyword (C罗) can make one word of both.
 _BESIDE = "[a-z]{1,4}+"
+#: A language named by a letter and ``++`` or ``#`` (C++, C#, F#), a word whose letter
+#: would go.
+_SHARP = "[a-z](?:\\+\\+|#)(?![a-z+#])"
 #: A word, or words joined by hyphens or underscores (``b-tree``, ``x86_64``): see
 #: :func:`_spelled_word`.
-_WORD = f"[^\\W_{_HAN}]+(?:[-_][^\\W_{_HAN}]+)*+"
+_WORD = f"{_SHARP}|[^\\W_{_HAN}]+(?:[-_][^\\W_{_HAN}]+)*+"
 #: A Latin word joined to the next by a hyphen is the next's, not the Chinese before it
-#: (使用B-tree索引 is 使用, b-tree, 索引).
+#: (使用B-tree索引 is 使用, b-tree, 索引); so is a letter with ``++`` (学习C++).
 _RUNS = re.compile(
     f"(?P<han>(?:{_BESIDE}(?=[{_HAN}]))?[{_HAN}]++"
-    f"(?:{_BESIDE}(?![^\\W_{_HAN}]|[-_][^\\W_{_HAN}])[{_HAN}]*+)*+)"
+    f"(?:{_BESIDE}(?![^\\W_{_HAN}]|[-_][^\\W_{_HAN}]|\\+\\+|#)[{_HAN}]*+)*+)"
     f"|(?P<word>{_WORD})"
 )
 _HAN_RUN = re.compile(f"[{_HAN}]+")
@@ -170,7 +174,17 @@ def _folded(text: str) -> str:
     lowered = text.lower()
     if lowered != text:  # a capital: maybe a camelCase word (on Chinese pages seldom)
         lowered = _with_camel_words(text).lower()
-    return lowered.translate(_NARROW) if _WIDE.search(lowered) else lowered
+    return _narrowed(lowered)
+
+
+def _narrowed(text: str) -> str:
+    return text.translate(_NARROW) if _WIDE.search(text) else text
+
+
+def searchable(text: str) -> str:
+    """``text`` as :func:`mentions`' pattern is searched in: lowercased, full-width letters
+    as ASCII (ＮＢＡ is nba), in Simplified characters."""
+    return simplified(_narrowed(text.lower()))
 
 
 def _with_camel_words(text: str) -> str:
@@ -299,7 +313,7 @@ def spelled_as(token: str, written: str) -> str:
 
 
 def mentions(words: Iterable[str]) -> re.Pattern[str] | None:
-    """A pattern found in every lowercased text that has one of these tokens (or one of
+    """A pattern found in every :func:`searchable` text that has one of these tokens (or one of
     them inside a longer Chinese word): a text it is not found in needs no tokenizing to
     know that it has none. A Chinese token is a piece of the text; an English one is a
     stem, and every word stemmed to it holds the stem less its last letter (``queri`` of
@@ -329,7 +343,7 @@ def _beside_a_word(token: str) -> bool:
 
 def _pieces(token: str) -> tuple[str, ...]:
     """What every text that has the token holds (see :func:`mentions`)."""
-    if not token.isascii():
+    if not token.isascii() or token.endswith(("+", "#")):  # C++ and C#: as they are written
         return (token,)
     return _STEM_EXCEPTIONS.get(token, (token[:-1] or token,))
 
