@@ -85,6 +85,16 @@ def test_full_width_link_texts_score_as_their_ascii_form():
     assert relevance.text("ＮＢＡ常规赛") == relevance.page("", "ＮＢＡ常规赛")
 
 
+def test_taiwan_words_beside_a_latin_word_are_found_by_the_keyword_check():
+    """設定IP位址 is cut as one run, 设置 and ip地址; the check read 位址 by itself, as
+    位址, and scored the link 0 where its tokens score 0.35."""
+    relevance = Relevance(parse_inline("IP地址:1,打印:1"))
+    for text in ("設定IP位址", "列印PDF檔案"):
+        unchecked = Relevance(parse_inline("IP地址:1,打印:1"))
+        unchecked.mentions = None
+        assert relevance.text(text) == unchecked.text(text) > 0
+
+
 def test_traditional_link_texts_score_the_same_with_or_without_the_keyword_check():
     """The keyword check reads Traditional text as the tokenizer does, one run of Chinese
     characters at a time: 程序 beside 設定 is still 程序, not Taiwan's word for a process."""

@@ -139,6 +139,11 @@ def test_a_joined_letter_is_read_the_same_in_every_setting():
     assert tokenize("OpenSSL-3")[:2] == ["openssl", "3"]
     assert tokenize("x86_64, Ｂ－ｔｒｅｅ, b\u2010tree") == ["x86", "64", "b", "tree", "b", "tree"]
     assert tokenize("An-225, IS-95, the-1") == []
+    assert tokenize("OpenSSL\u20103") == tokenize("OpenSSL-3")
+    # A camelCase word's words follow the words joined to it, each once.
+    assert tokenize("JavaScript-based PyObject_New") == [
+        *("javascript", "base", "java", "script", "pyobject", "new", "py", "object")
+    ]
     assert list(joined_terms("使用B-tree索引和OpenSSL-3")) == [
         ("b tree", "b-tree"),
         ("openssl 3", "openssl-3"),
@@ -149,8 +154,10 @@ def test_a_language_named_by_a_letter_and_a_sign_is_a_word():
     """Before, C++ and C# lost their letter with their sign: the keyword ``C++`` matched
     nothing, and ``C++ templates`` every page's templates."""
     assert tokenize("C++ templates, C# and F#") == ["c++", "templat", "c#", "f#"]
-    assert tokenize("学习C++编程，C#和F#") == ["学习", "c++", "编程", "c#", "f#"]
+    assert tokenize("学习C++编程，C#入门") == ["学习", "c++", "编程", "c#", "入门"]
     assert tokenize("C++11, g++ -O2, abc++") == ["c++", "g++", "o2", "abc"]
+    # A hashtag on a Chinese page closes with #: its last letter is no language.
+    assert "c#" not in tokenize("#补充维生素C#")
     pattern = mentions(["c++", "c#"])
     assert pattern.search("c++ primer")
     assert pattern.search("c# in depth")

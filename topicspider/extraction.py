@@ -81,17 +81,24 @@ def term_counts(
         spellings.update(spelled_tokens(text))
         joined = Counter(joined_terms(text))
         spellings.update(joined)
-        for term in {term for term, _ in joined}:
-            if runs := _runs_of(term.split(), tokens):
-                counts[term] += weight * runs
+        for term, runs in _runs_of({term for term, _ in joined}, tokens).items():
+            counts[term] += weight * runs
     return PageTerms(counts, spellings)
 
 
-def _runs_of(words: list[str], tokens: list[str]) -> int:
-    """How often ``words`` stand together in ``tokens``: a joined term is counted where its
-    tokens are, so that the text the samples share is left out of it too."""
-    size = len(words)
-    return sum(tokens[start : start + size] == words for start in range(len(tokens) - size + 1))
+def _runs_of(terms: Iterable[str], tokens: list[str]) -> Counter[str]:
+    """How often each term's words stand together in ``tokens``: a joined term is counted
+    where its tokens are, so that the text the samples share is left out of it too. Looked
+    for only where its first word is: a long list has thousands of joined terms."""
+    starts: dict[str, list[int]] = {}
+    for index, token in enumerate(tokens):
+        starts.setdefault(token, []).append(index)
+    runs: Counter[str] = Counter()
+    for term in terms:
+        words = term.split()
+        if found := sum(tokens[i : i + len(words)] == words for i in starts.get(words[0], ())):
+            runs[term] = found
+    return runs
 
 
 class SharedText:

@@ -94,13 +94,16 @@ _SHARP = "[a-z](?:\\+\\+|#)(?![a-z+#])"
 #: A word, or words joined by hyphens or underscores (``b-tree``, ``x86_64``): see
 #: :func:`_spelled_word`.
 _WORD = f"{_SHARP}|[^\\W_{_HAN}]+(?:[-_][^\\W_{_HAN}]+)*+"
-#: A Latin word joined to the next by a hyphen is the next's, not the Chinese before it
-#: (使用B-tree索引 is 使用, b-tree, 索引); so is a letter with ``++`` (学习C++).
-_RUNS = re.compile(
-    f"(?P<han>(?:{_BESIDE}(?=[{_HAN}]))?[{_HAN}]++"
-    f"(?:{_BESIDE}(?![^\\W_{_HAN}]|[-_][^\\W_{_HAN}]|\\+\\+|#)[{_HAN}]*+)*+)"
-    f"|(?P<word>{_WORD})"
+#: A run of Chinese characters, with the short Latin words written against them. A Latin
+#: word joined to the next by a hyphen is the next's, not the Chinese before it (使用B-tree索引
+#: is 使用, b-tree, 索引); so is a letter with ``++`` (学习C++), but not one with ``#``, which
+#: closes a hashtag there (#补充维生素C#).
+_HAN_GROUP = (
+    f"(?:{_BESIDE}(?=[{_HAN}]))?[{_HAN}]++"
+    f"(?:{_BESIDE}(?![^\\W_{_HAN}]|[-_][^\\W_{_HAN}]|\\+\\+)[{_HAN}]*+)*+"
 )
+_RUNS = re.compile(f"(?P<han>{_HAN_GROUP})|(?P<word>{_WORD})")
+_HAN_GROUPS = re.compile(_HAN_GROUP)
 _HAN_RUN = re.compile(f"[{_HAN}]+")
 _WORDS = re.compile(_WORD)
 _JOINERS = re.compile("[-_]")
@@ -121,8 +124,8 @@ _SPACES = re.compile(r"\s+")
 #: Where a camelCase word's words join: a capital after a small letter, or an acronym
 #: before a word (``URLConnection``), not before its plural (``URLs``).
 _CAMEL_JOIN = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]{2}")
-#: The rest of a word, with the words it is joined to (``OpenSSL-3``), whose words come after
-#: them all: ``openssl-3 open ssl 3``, where ``openssl 3`` stays a phrase.
+#: The rest of a word, with the words it is joined to (``OpenSSL-3``), after which the
+#: camelCase ones' words come: ``openssl-3 open ssl``, where ``openssl 3`` stays a phrase.
 _WORD_REST = re.compile(r"[A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*")
 _CAMEL_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
@@ -171,10 +174,11 @@ def has_han(text: str) -> bool:
 def _folded(text: str) -> str:
     """Lowercased, full-width letters and digits as ASCII, each camelCase word followed by
     its words: the words tokens are made of."""
+    text = _narrowed(text)
     lowered = text.lower()
     if lowered != text:  # a capital: maybe a camelCase word (on Chinese pages seldom)
         lowered = _with_camel_words(text).lower()
-    return _narrowed(lowered)
+    return lowered
 
 
 def _narrowed(text: str) -> str:
@@ -183,8 +187,13 @@ def _narrowed(text: str) -> str:
 
 def searchable(text: str) -> str:
     """``text`` as :func:`mentions`' pattern is searched in: lowercased, full-width letters
-    as ASCII (ＮＢＡ is nba), in Simplified characters."""
-    return simplified(_narrowed(text.lower()))
+    as ASCII (ＮＢＡ is nba), and each run of Chinese characters in Simplified ones as the
+    tokenizer cuts it, with the Latin words between (設定IP位址 as 设置IP地址: 位址 alone would
+    stay 位址)."""
+    text = _narrowed(text.lower())
+    if text.isascii():
+        return text
+    return _HAN_GROUPS.sub(lambda run: _simplified_run(run.group()), text)
 
 
 def _with_camel_words(text: str) -> str:
@@ -206,7 +215,10 @@ def _with_camel_words(text: str) -> str:
             or text[end : end + 1].isalnum()
         ):
             continue  # a number (0xFF), or written against other letters (VoIP电话, ÉcoleNormale)
-        pieces += (text[done:end], " ", " ".join(_CAMEL_PARTS.findall(text[start:end])))
+        word = text[start:end]
+        if "-" in word or "_" in word:  # the camelCase ones of the words joined
+            word = " ".join(joined for joined in _JOINERS.split(word) if _CAMEL_JOIN.search(joined))
+        pieces += (text[done:end], " ", " ".join(_CAMEL_PARTS.findall(word)))
         done = end
     return "".join([*pieces, text[done:]]) if pieces else text
 
