@@ -46,6 +46,13 @@ def test_a_letter_or_a_number_is_a_term_with_the_word_it_is_joined_to():
     assert "225" not in term_counts("An-225", "the An-225 cargo plane").counts
 
 
+def test_every_joined_term_of_a_long_list_is_counted():
+    """A package list's ``item-1`` … ``item-3000``: each is counted once, in one pass (the
+    terms were looked for one by one, 15 s for 8,000 of them)."""
+    counts = term_counts("", " ".join(f"item-{n}" for n in range(3000))).counts
+    assert all(counts[f"item {n}"] == 1.0 for n in range(3000))
+
+
 def test_a_joined_term_the_samples_share_is_left_out():
     """A footer every sample has (``E-mail us``, ``UTF-8``) gives no term, joined or not."""
     footer = "Write to us by E-mail; every page is written in UTF-8 for you."

@@ -88,16 +88,15 @@ def term_counts(
 
 def _runs_of(terms: Iterable[str], tokens: list[str]) -> Counter[str]:
     """How often each term's words stand together in ``tokens``: a joined term is counted
-    where its tokens are, so that the text the samples share is left out of it too. Looked
-    for only where its first word is: a long list has thousands of joined terms."""
-    starts: dict[str, list[int]] = {}
-    for index, token in enumerate(tokens):
-        starts.setdefault(token, []).append(index)
+    where its tokens are, so that the text the samples share is left out of it too. One
+    pass over the tokens for each length of term: a long list has thousands of joined
+    terms, most of them beginning alike (``item-1``, ``item-2``, …)."""
+    wanted = {tuple(term.split()): term for term in terms}
     runs: Counter[str] = Counter()
-    for term in terms:
-        words = term.split()
-        if found := sum(tokens[i : i + len(words)] == words for i in starts.get(words[0], ())):
-            runs[term] = found
+    for size in {len(words) for words in wanted}:
+        for words in zip(*(tokens[start:] for start in range(size)), strict=False):
+            if (term := wanted.get(words)) is not None:
+                runs[term] += 1
     return runs
 
 
