@@ -63,10 +63,11 @@ def simplified(text: str) -> str:
     """``text`` in Simplified characters, as the tokenizer reads it: a keyword written one
     way matches pages written the other, and jieba's dictionary, which is Simplified, cuts
     both alike. Each run of Chinese characters is read by itself, as :func:`tokenize` cuts
-    it (see :func:`_simplified_run`)."""
+    it, with the short Latin words between (設定IP位址 as 设置IP地址: 位址 alone would stay
+    位址; see :func:`_simplified_run`)."""
     if text.isascii():
         return text
-    return _HAN_RUN.sub(lambda run: _simplified_run(run.group()), text)
+    return _HAN_GROUPS.sub(lambda run: _simplified_run(run.group()), text)
 
 
 @functools.lru_cache(maxsize=1 << 15)
@@ -103,7 +104,7 @@ _HAN_GROUP = (
     f"(?:{_BESIDE}(?![^\\W_{_HAN}]|[-_][^\\W_{_HAN}]|\\+\\+)[{_HAN}]*+)*+"
 )
 _RUNS = re.compile(f"(?P<han>{_HAN_GROUP})|(?P<word>{_WORD})")
-_HAN_GROUPS = re.compile(_HAN_GROUP)
+_HAN_GROUPS = re.compile(_HAN_GROUP, re.IGNORECASE)  # on text as written, not folded
 _HAN_RUN = re.compile(f"[{_HAN}]+")
 _WORDS = re.compile(_WORD)
 _JOINERS = re.compile("[-_]")
@@ -187,13 +188,8 @@ def _narrowed(text: str) -> str:
 
 def searchable(text: str) -> str:
     """``text`` as :func:`mentions`' pattern is searched in: lowercased, full-width letters
-    as ASCII (ＮＢＡ is nba), and each run of Chinese characters in Simplified ones as the
-    tokenizer cuts it, with the Latin words between (設定IP位址 as 设置IP地址: 位址 alone would
-    stay 位址)."""
-    text = _narrowed(text.lower())
-    if text.isascii():
-        return text
-    return _HAN_GROUPS.sub(lambda run: _simplified_run(run.group()), text)
+    as ASCII (ＮＢＡ is nba), in Simplified characters."""
+    return simplified(_narrowed(text.lower()))
 
 
 def _with_camel_words(text: str) -> str:
