@@ -8,7 +8,10 @@ import itertools
 import pickle
 import re
 import secrets
+import signal
 import subprocess
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -320,6 +323,66 @@ def test_a_crawl_stopped_before_the_threshold_settles_without_a_jobdir_stores_wh
     assert sorted(stopped.stored) == sorted(paths(accepted))
     assert set(stopped.stored) & REPORTS_12
     assert "not stored" not in stopped.log
+
+
+@pytest.mark.parametrize("processor", ["topicspider.pipelines.ItemPipelines", "scrapy's"])
+def test_a_crawl_stopped_with_no_page_left_to_parse_stores_what_waited(processor, tmp_path):
+    """Ctrl-C while the one request in flight is a slow page that then fails: no page is
+    parsed once the stop began, and the pages that wait are judged by the threshold as it
+    is when the item pipelines close, and stored. Before, none was stored, and the log
+    said how many were lost: as it still does with Scrapy's own ``ITEM_PROCESSOR``."""
+    reports = "".join(f'<li><a href="/football/{n}.html">第{n}轮</a></li>' for n in range(1, 13))
+    site = {"/index.html": page("足球", f"<p>本周足球比赛回顾。</p><ul>{reports}</ul>")}
+    for n in range(1, 13):
+        site[f"/football/{n}.html"] = page(f"第{n}轮", f"<p>第{n}轮。</p>{REPORT}{ARTICLE}")
+    served, asked, answer = [], threading.Event(), threading.Event()
+
+    class Site(Handler):
+        def do_GET(self):
+            if self.path not in site:  # robots.txt
+                self.send(b"", status=404)
+                return
+            served.append(self.path)
+            if len(served) == 8:  # after the front page and six reports
+                asked.set()
+                answer.wait(60)
+                self.send(b"gone", status=404)
+            else:
+                self.send(site[self.path].encode())
+
+    with serving(Site) as base:
+        command = topic_args(
+            f"{base}/index.html",
+            "足球:3,比赛:2",
+            f"TOPIC_PAGES_DIR={tmp_path / 'pages'}",
+            f"TOPIC_FETCH_LOG={tmp_path / 'f.jsonl'}",
+            ALL_STORED,
+            "TOPIC_THRESHOLD_TOP=20",  # thirteen pages: it never settles
+            "CONCURRENT_REQUESTS=1",
+            "RETRY_ENABLED=False",
+        )
+        if processor == "scrapy's":
+            command += ["-s", "ITEM_PROCESSOR=scrapy.pipelines.ItemPipelineManager"]
+        stopped = start_scrapy(*command, stderr=subprocess.PIPE, text=True)
+        assert asked.wait(60), "the crawl ended first"
+        time.sleep(1)  # the seventh page parsed
+        stopped.send_signal(signal.SIGINT)
+        log = []
+        for line in stopped.stderr:
+            log.append(line)
+            if "Closing spider (shutdown)" in line:
+                answer.set()
+        stopped.wait(30)
+    log = "".join(log)
+    accepted = [row for row in read_jsonl(tmp_path / "f.jsonl") if row["accepted"]]
+    stored = paths(read_jsonl(tmp_path / "pages" / "index.jsonl"))
+    assert len(accepted) >= 6, log[-3000:]
+    if processor == "scrapy's":
+        assert stored == []
+        assert f"{len(accepted)} accepted page(s) not stored: the crawl stopped (shutdown)" in log
+    else:
+        assert sorted(stored) == sorted(paths(accepted))
+        assert "not stored" not in log
 
 
 @pytest.fixture(scope="module")

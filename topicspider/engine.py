@@ -19,20 +19,13 @@ if TYPE_CHECKING:
     from scrapy.core.engine import ExecutionEngine
 
 __all__ = [
-    "closing",
     "items_in_process",
+    "process_item",
     "requests_in_progress",
     "requests_unfinished",
     "store",
     "wake",
 ]
-
-
-def closing(engine: ExecutionEngine | None) -> bool:
-    """Whether the engine is closing the spider (a ``CLOSESPIDER_*`` budget, Ctrl-C): it
-    parses the responses in progress, then closes the item pipelines (the slot's
-    ``closing``)."""
-    return getattr(getattr(engine, "_slot", None), "closing", None) is not None
 
 
 def requests_in_progress(engine: ExecutionEngine | None) -> Collection[Request]:
@@ -64,16 +57,21 @@ def wake(engine: ExecutionEngine | None) -> None:
         slot.nextcall.schedule()
 
 
+async def process_item(engine: ExecutionEngine, item: Any) -> None:
+    """Send an item that comes from no response to the item pipelines, and wait for it:
+    logged, counted and signalled as a spider's items are (``Scraper.start_itemproc_async``,
+    which Scrapy uses for the items of a spider's ``start()``)."""
+    await engine.scraper.start_itemproc_async(item, response=None)
+
+
 def store(engine: ExecutionEngine, items: Iterable[Any]) -> DeferredList:
-    """Send items to the item pipelines outside any callback, as Scrapy does the items of a
-    spider's ``start()`` (``Scraper.start_itemproc_async``). Once they are processed, the
+    """Send items to the item pipelines outside any callback (:func:`process_item`), without
+    waiting for them. Once they are processed, the
     engine checks again whether it is idle, and a spider closing meanwhile (a pipeline that
     failed on one of them) finishes: Scrapy's scraper looks for that only after a
     response's output (``_check_if_closing``), and would wait for them for ever."""
     scraper = engine.scraper
-    processed = DeferredList(
-        [deferred_from_coro(scraper.start_itemproc_async(item, response=None)) for item in items]
-    )
+    processed = DeferredList([deferred_from_coro(process_item(engine, item)) for item in items])
 
     def finished(_: object) -> None:
         if scraper.slot is not None:

@@ -227,6 +227,8 @@ DOWNLOADER_MIDDLEWARES = {
     "topicspider.hostcap.HostPageCapMiddleware": 890,  # off without TOPIC_MAX_PAGES_PER_HOST
 }
 
+# Scrapy's, storing the items of the pages that wait for the threshold before they close.
+ITEM_PROCESSOR = "topicspider.pipelines.ItemPipelines"
 ITEM_PIPELINES = {
     "topicspider.pipelines.files.FilesystemPipeline": 300,
     # After the filesystem, which sets item.path; off without MYSQL_URL.

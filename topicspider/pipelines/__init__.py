@@ -1,4 +1,5 @@
-"""Item pipelines: the pages folder (:mod:`.files`) and MySQL (:mod:`.mysql`)."""
+"""Item pipelines: the pages folder (:mod:`.files`) and MySQL (:mod:`.mysql`), and what runs
+them (:class:`ItemPipelines`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ from contextlib import suppress
 from typing import TYPE_CHECKING
 
 from scrapy.exceptions import DropItem
+from scrapy.pipelines import ItemPipelineManager
 from scrapy.utils.defer import deferred_from_coro
+
+from topicspider.engine import process_item
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -38,3 +42,18 @@ def close_crawl(crawler: Crawler | None, reason: str) -> Deferred[None] | None:
     if engine is None:
         return None
     return deferred_from_coro(engine.close_spider_async(reason=reason))
+
+
+class ItemPipelines(ItemPipelineManager):
+    """Scrapy's item pipelines (``ITEM_PROCESSOR``), which store the spider's last items before
+    they close (its ``last_items``): those of the accepted pages that wait for the threshold
+    to settle, in a crawl stopped (Ctrl-C, a ``CLOSESPIDER_*`` budget) with no ``JOBDIR`` to
+    keep them. Scrapy closes the pipelines once the pages in progress are parsed, and tells
+    nobody before: a stop with no page left to parse (the one in flight failed) lost them."""
+
+    async def close_spider_async(self) -> None:
+        last_items = getattr(self.crawler and self.crawler.spider, "last_items", None)
+        if last_items is not None:
+            for item in last_items():
+                await process_item(self.crawler.engine, item)
+        await super().close_spider_async()

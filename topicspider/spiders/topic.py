@@ -26,7 +26,7 @@ from topicspider.canonical import (
 )
 from topicspider.charset import content_type, is_binary, readable
 from topicspider.dupefilters import DUPEFILTERS
-from topicspider.engine import closing, items_in_process, store
+from topicspider.engine import items_in_process, store
 from topicspider.exceptions import ArgumentError, ConfigError, SeedError
 from topicspider.fetchedelsewhere import FetchedElsewhere
 from topicspider.hostcap import HostFull
@@ -534,10 +534,10 @@ class TopicSpider(Spider):
         ``JOBDIR`` state, for the crawl resumed to judge; a worker in Redis gave the
         requests of those accepted back to the shared frontier (its scheduler closed
         first), for a worker to fetch again, and says the others' verdicts. Otherwise the
-        pages parsed after the stop began stored them (``_last_callbacks``); if none was,
-        it says their verdicts by the threshold as it is, and those it accepts are not
-        stored: the item pipelines are closed. (The spider's handler runs before the
-        extensions': the fetch log and the report have them.)"""
+        item pipelines stored them before they closed (``last_items``); if they did not
+        (an ``ITEM_PROCESSOR`` of the project's own), it says their verdicts by the
+        threshold as it is, and those it accepts are not stored. (The spider's handler runs
+        before the extensions': the fetch log and the report have them.)"""
         stats = self.crawler.stats
         stats.set_value("topic/threshold", round(self.threshold.value, 4))
         if self.waiting and "waiting" in getattr(self, "state", {}):
@@ -681,17 +681,15 @@ class TopicSpider(Spider):
         """Whether a page accepted now is judged at once (``TOPIC_THRESHOLD_WAIT``)."""
         return not self.wait_for_threshold or self.threshold.settled
 
-    @property
-    def _last_callbacks(self) -> bool:
-        """Whether the crawl is stopping, with nowhere to keep the pages that wait for the
-        threshold (no ``JOBDIR`` state, no Redis to give them back to): the pages judged
-        now are the last whose items the pipelines still take, so those that wait are
-        judged by the threshold as it is and go with them."""
-        return (
-            closing(self.crawler.engine)
-            and "waiting" not in getattr(self, "state", {})
-            and not self.settings.get("REDIS_URL")
-        )
+    def last_items(self) -> list[PageItem]:
+        """The items of the accepted pages that wait for the threshold, judged by it as it
+        is, when the item pipelines close with nowhere else to keep them: no ``JOBDIR``
+        state (the crawl resumed judges them), no Redis (``closed`` gives their requests
+        back). :class:`~topicspider.pipelines.ItemPipelines` stores them before it closes
+        the pipelines."""
+        if "waiting" in getattr(self, "state", {}) or self.settings.get("REDIS_URL"):
+            return []
+        return list(self._release())
 
     def _judge(self, response: TextResponse, page: PageAnalysis) -> Iterator[PageItem | Request]:
         """The page's item if it is stored, and requests for its links; what the crawl learns
@@ -715,7 +713,7 @@ class TopicSpider(Spider):
             bool(response.meta.get(LISTED_KEY)),
         )
         self.waiting.append(judged)
-        yield from self._release(everything=self._settled or self._last_callbacks)
+        yield from self._release(everything=self._settled)
         if judged.item is not None and self.waiting and self.waiting[-1] is judged:
             # Its item waits past this callback: the engine will be done with its request.
             self._unstored[judged.url] = response.request
