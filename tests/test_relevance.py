@@ -196,6 +196,8 @@ def test_a_term_with_a_letter_or_a_number_matches_only_its_own_word():
     assert languages.text("学习C++ templates") > 0
     assert languages.text("Jinja templates") == 0.0
     assert languages.text("C#编程入门") > 0
+    assert languages.text("使用C#开发") > 0  # before, 0: read as a hashtag's end
+    assert languages.text("#学习C#") == 0.0
 
 
 def test_title_weighs_more_than_body():
