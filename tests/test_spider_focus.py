@@ -313,10 +313,10 @@ def test_a_worker_stopped_before_the_threshold_settles_gives_the_pages_that_wait
 def test_a_crawl_stopped_before_the_threshold_settles_without_a_jobdir_stores_what_waited(
     warmup_site, tmp_path
 ):
-    """Without JOBDIR there is nowhere to keep them: the pages judged after the budget is
-    reached (the one that reached it at least) are the last whose items the pipelines
-    take, and the pages that wait are judged with them by the threshold as it is. Before,
-    none was stored, and the log said how many were lost."""
+    """Without JOBDIR there is nowhere to keep them: once the pages in progress are parsed
+    (the one that reached the budget at least), the pages that wait are judged by the
+    threshold as it is, and stored before the item pipelines close. Before, none was
+    stored, and the log said how many were lost."""
     stopped = crawl(f"{warmup_site}/index.html", tmp_path, ALL_STORED, "CLOSESPIDER_PAGECOUNT=14")
     accepted = [row for row in read_jsonl(tmp_path / "f.jsonl") if row["accepted"]]
     assert "/index.html" in paths(accepted)  # judged by the threshold at the stop: 0.05

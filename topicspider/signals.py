@@ -14,3 +14,8 @@ page_scored = object()
 #: reads (:mod:`topicspider.scripts`), once that script is fetched: later, and possibly with
 #: links the page's markup had too.
 links_discovered = object()
+
+#: Sent by :class:`~topicspider.pipelines.ItemPipelines` before the item pipelines close, once
+#: the pages in progress are parsed: the last moment a handler may send them items (it may
+#: be a coroutine; they close once it is done). Scrapy tells nobody between the two.
+item_pipelines_closing = object()

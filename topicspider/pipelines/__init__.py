@@ -10,7 +10,7 @@ from scrapy.exceptions import DropItem
 from scrapy.pipelines import ItemPipelineManager
 from scrapy.utils.defer import deferred_from_coro
 
-from topicspider.engine import process_item
+from topicspider.signals import item_pipelines_closing
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -45,15 +45,14 @@ def close_crawl(crawler: Crawler | None, reason: str) -> Deferred[None] | None:
 
 
 class ItemPipelines(ItemPipelineManager):
-    """Scrapy's item pipelines (``ITEM_PROCESSOR``), which store the spider's last items before
-    they close (its ``last_items``): those of the accepted pages that wait for the threshold
-    to settle, in a crawl stopped (Ctrl-C, a ``CLOSESPIDER_*`` budget) with no ``JOBDIR`` to
-    keep them. Scrapy closes the pipelines once the pages in progress are parsed, and tells
-    nobody before: a stop with no page left to parse (the one in flight failed) lost them."""
+    """Scrapy's item pipelines (``ITEM_PROCESSOR``), which tell the crawl before they close
+    (``item_pipelines_closing``): the spider then stores the items of the accepted pages
+    that wait for the threshold to settle, in a crawl stopped (Ctrl-C, a ``CLOSESPIDER_*``
+    budget) with no ``JOBDIR`` to keep them. Scrapy closes the pipelines once the pages in
+    progress are parsed, and tells nobody before: a stop with no page left to parse (the
+    one in flight failed) lost them."""
 
     async def close_spider_async(self) -> None:
-        last_items = getattr(self.crawler and self.crawler.spider, "last_items", None)
-        if last_items is not None:
-            for item in last_items():
-                await process_item(self.crawler.engine, item)
+        if self.crawler is not None:  # a handler's error is logged, not raised
+            await self.crawler.signals.send_catch_log_async(item_pipelines_closing)
         await super().close_spider_async()

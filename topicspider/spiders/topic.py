@@ -26,7 +26,7 @@ from topicspider.canonical import (
 )
 from topicspider.charset import content_type, is_binary, readable
 from topicspider.dupefilters import DUPEFILTERS
-from topicspider.engine import items_in_process, store
+from topicspider.engine import items_in_process, process_item, store
 from topicspider.exceptions import ArgumentError, ConfigError, SeedError
 from topicspider.fetchedelsewhere import FetchedElsewhere
 from topicspider.hostcap import HostFull
@@ -62,7 +62,7 @@ from topicspider.seeds import SEEDS_FAILED_REASON, load_seeds, start_urls
 from topicspider.sentlinks import SentLinks, make_room
 from topicspider.settingtypes import check_types
 from topicspider.siblings import PARENT_KEY, SiblingYields
-from topicspider.signals import links_discovered, page_scored
+from topicspider.signals import item_pipelines_closing, links_discovered, page_scored
 from topicspider.simhash import SimHashIndex, near
 from topicspider.slots import SLOT_POLICIES
 from topicspider.thresholds import AdaptiveThreshold, threshold_from_settings
@@ -324,6 +324,7 @@ class TopicSpider(Spider):
         crawler.signals.connect(spider.scheduled, signal=signals.request_scheduled)
         crawler.signals.connect(spider.idle, signal=signals.spider_idle)
         crawler.signals.connect(spider.item_dropped, signal=signals.item_dropped)
+        crawler.signals.connect(spider.store_last_items, signal=item_pipelines_closing)
         return spider
 
     def configure(self, crawler: Crawler) -> None:
@@ -534,7 +535,7 @@ class TopicSpider(Spider):
         ``JOBDIR`` state, for the crawl resumed to judge; a worker in Redis gave the
         requests of those accepted back to the shared frontier (its scheduler closed
         first), for a worker to fetch again, and says the others' verdicts. Otherwise the
-        item pipelines stored them before they closed (``last_items``); if they did not
+        item pipelines stored them before they closed (``store_last_items``); if they did not
         (an ``ITEM_PROCESSOR`` of the project's own), it says their verdicts by the
         threshold as it is, and those it accepts are not stored. (The spider's handler runs
         before the extensions': the fetch log and the report have them.)"""
@@ -681,15 +682,15 @@ class TopicSpider(Spider):
         """Whether a page accepted now is judged at once (``TOPIC_THRESHOLD_WAIT``)."""
         return not self.wait_for_threshold or self.threshold.settled
 
-    def last_items(self) -> list[PageItem]:
-        """The items of the accepted pages that wait for the threshold, judged by it as it
-        is, when the item pipelines close with nowhere else to keep them: no ``JOBDIR``
-        state (the crawl resumed judges them), no Redis (``closed`` gives their requests
-        back). :class:`~topicspider.pipelines.ItemPipelines` stores them before it closes
-        the pipelines."""
+    async def store_last_items(self) -> None:
+        """Store the accepted pages that wait for the threshold, judged by it as it is, as
+        the item pipelines close (``item_pipelines_closing``) with nowhere else to keep
+        them: no ``JOBDIR`` state (the crawl resumed judges them), no Redis (``closed``
+        gives their requests back)."""
         if "waiting" in getattr(self, "state", {}) or self.settings.get("REDIS_URL"):
-            return []
-        return list(self._release())
+            return
+        for item in list(self._release()):
+            await process_item(self.crawler.engine, item)
 
     def _judge(self, response: TextResponse, page: PageAnalysis) -> Iterator[PageItem | Request]:
         """The page's item if it is stored, and requests for its links; what the crawl learns
