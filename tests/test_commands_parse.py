@@ -45,6 +45,8 @@ def test_parse_shows_the_item_and_the_scored_links_and_stores_nothing(site, site
     assert all(url.startswith(site_url) for _, url in links)
     assert {urlsplit(url).path for _, url in links} & site.on_topic
     assert "/sports/derby-preview.html" in {urlsplit(url).path for _, url in links}
+    # Its own address, linked from its menu, is no link to follow: it was fetched.
+    assert f"{site_url}/sports/index.html" not in {url for _, url in links}
 
 
 @pytest.mark.parametrize(

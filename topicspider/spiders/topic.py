@@ -878,7 +878,7 @@ class TopicSpider(Spider):
         share_cash: bool = True,
     ) -> Iterator[Request]:
         """Requests for the links found on ``origin`` that are new or score better than
-        when sent; all of them reported in ``links_discovered``."""
+        when sent, but to the page itself; all of them reported in ``links_discovered``."""
         stats = self.crawler.stats
         depth, tunnel, lineage = origin.depth, origin.tunnel, origin.lineage
         closed = tunnel > self.tunnel_depth
@@ -896,6 +896,8 @@ class TopicSpider(Spider):
         )
         known = reserved = 0
         for score, features, link, follow in links:
+            if link.url == origin.url:
+                continue
             if not follow:
                 if not self.tunnel_reserve:
                     continue
