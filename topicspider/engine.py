@@ -66,10 +66,10 @@ async def process_item(engine: ExecutionEngine, item: Any) -> None:
 
 def store(engine: ExecutionEngine, items: Iterable[Any]) -> DeferredList:
     """Send items to the item pipelines outside any callback (:func:`process_item`), without
-    waiting for them. Once they are processed, the
-    engine checks again whether it is idle, and a spider closing meanwhile (a pipeline that
-    failed on one of them) finishes: Scrapy's scraper looks for that only after a
-    response's output (``_check_if_closing``), and would wait for them for ever."""
+    waiting for them. Once they are processed, the engine checks again whether it is idle,
+    and a spider closing meanwhile (a pipeline that failed on one of them) finishes:
+    Scrapy's scraper looks for that only after a response's output (``_check_if_closing``),
+    and would wait for them for ever."""
     scraper = engine.scraper
     processed = DeferredList([deferred_from_coro(process_item(engine, item)) for item in items])
 
