@@ -1063,3 +1063,38 @@ def test_a_script_two_pages_load_is_the_sites_and_one_only_one_loads_is_not(
     assert "/football.html" in result.stored
     assert "/other.html" not in result.fetched
     assert "'topic/script/requested': 1" in result.log
+
+
+@pytest.fixture(scope="module")
+def deep_script_site(tmp_path_factory):
+    """Two chapters and a page two clicks deep load the contents script, which links the
+    rules; the news page between is what the crawl fetches first after one chapter."""
+    root = tmp_path_factory.mktemp("deep-script-site")
+    (root / "js").mkdir()
+    toc = '<script src="/js/toc.js"></script>'
+    chapters = (
+        '<p><a href="/a.html">足球比赛第一章</a>，<a href="/x1.html">足球新闻</a>，'
+        '<a href="/b.html">第二章</a>。</p>'
+    )
+    (root / "index.html").write_text(page("手册", chapters), "utf-8")
+    (root / "a.html").write_text(page("第一章", f"<p>球场。</p>{toc}"), "utf-8")
+    (root / "b.html").write_text(page("第二章", f"<p>球员。</p>{toc}"), "utf-8")
+    x1 = f'{ARTICLE}<p><a href="/x2.html">足球比赛新闻回顾</a></p>'
+    (root / "x1.html").write_text(page("足球新闻", x1), "utf-8")
+    (root / "x2.html").write_text(page("足球比赛", f"{REPORT}{toc}"), "utf-8")
+    menu = "document.write('<a href=\"/rules.html\">足球比赛规则</a>');"
+    (root / "js" / "toc.js").write_text(menu, "utf-8")
+    rules = "<p>足球比赛规则：每队十一名球员上场，比赛分上下两个半场，越位与犯规由裁判判罚。</p>"
+    (root / "rules.html").write_text(page("足球比赛规则", rules * 2), "utf-8")
+    yield from served(root)
+
+
+def test_a_script_loaded_at_the_depth_limit_waits_for_a_page_above_it(deep_script_site, tmp_path):
+    """With ``DEPTH_LIMIT=2`` the second page to load the contents script is two clicks deep:
+    its request, three deep, was dropped by Scrapy's depth limit, and the script was never
+    asked for again (it is due once). Now a page at the limit does not count as loading it,
+    and the next chapter's request for it is fetched, with the page it links."""
+    result = crawl(f"{deep_script_site}/index.html", tmp_path, "DEPTH_LIMIT=2", *ONE_AT_A_TIME)
+    assert result.fetched.index("/x2.html") < result.fetched.index("/b.html")
+    assert "/rules.html" in result.stored
+    assert "'topic/script/requested': 1" in result.log

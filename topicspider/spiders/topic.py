@@ -347,6 +347,7 @@ class TopicSpider(Spider):
         self.drop_noise_urls = settings.getbool("TOPIC_DROP_NOISE_URLS")
         self.follow_translations = settings.getbool("TOPIC_FOLLOW_TRANSLATIONS")
         self.scripts = SiteScripts(REMEMBERED)
+        self.depth_limit = settings.getint("DEPTH_LIMIT")
         # The name robots tags and headers address this crawler by, if they are obeyed.
         self.robots_agent = (
             settings.get("BOT_NAME") if settings.getbool("TOPIC_OBEY_ROBOTS_META") else None
@@ -928,7 +929,11 @@ class TopicSpider(Spider):
     def _script_requests(self, origin: _Origin, page: PageAnalysis) -> Iterator[Request]:
         """Requests for the site's scripts the page loads (:class:`SiteScripts`), each once,
         before any link: what they write is the page's (a help system's whole table of
-        contents)."""
+        contents). A page at ``DEPTH_LIMIT`` asks for none, nor counts as loading them:
+        Scrapy's depth limit would drop the request, and the script, due once, would never
+        be asked for again."""
+        if 0 < self.depth_limit <= origin.depth:
+            return
         for url in page.scripts:
             if not self.scripts.due(url, seed=origin.depth == 0):
                 continue
