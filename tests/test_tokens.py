@@ -158,6 +158,7 @@ def test_a_language_named_by_a_letter_and_a_sign_is_a_word():
     assert tokenize("C++11, g++ -O2, abc++") == ["c++", "g++", "o2", "abc"]
     assert tokenize("使用C#开发，用F#写") == ["使用", "c#", "开发", "用", "f#", "写"]
     assert tokenize("我喜欢C#") == ["喜欢", "c#"]
+    assert tokenize("学习C#和F#") == ["学习", "c#", "f#"]  # a language's # opens no hashtag
     # A hashtag on a Chinese page closes with #: its last letter is no language.
     assert "c#" not in tokenize("#补充维生素C#")
     assert "c#" not in tokenize("#学习C# 很好")

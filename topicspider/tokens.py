@@ -98,12 +98,14 @@ _WORD = f"{_SHARP}|[^\\W_{_HAN}]+(?:[-_][^\\W_{_HAN}]+)*+"
 #: A run of Chinese characters, with the short Latin words written against them. A Latin
 #: word joined to the next by a hyphen is the next's, not the Chinese before it (使用B-tree索引
 #: is 使用, b-tree, 索引); so is a letter with ``++`` or ``#`` (学习C++, 使用C#开发), but in a
-#: run that a ``#`` opens, where ``#`` closes a hashtag (#补充维生素C#).
+#: run that a hashtag's ``#`` opens (not a language's: 学习C#和F#), where ``#`` closes the
+#: hashtag (#补充维生素C#).
 _HAN_START = f"(?:{_BESIDE}(?=[{_HAN}]))?[{_HAN}]++"
 _NOT_BESIDE = f"[^\\W_{_HAN}]|[-_][^\\W_{_HAN}]|\\+\\+"
+_HASHTAG_START = "(?<=#)(?<![a-z]#)"
 _HAN_GROUP = (
-    f"(?<!#){_HAN_START}(?:{_BESIDE}(?!{_NOT_BESIDE}|#)[{_HAN}]*+)*+"
-    f"|(?<=#){_HAN_START}(?:{_BESIDE}(?!{_NOT_BESIDE})[{_HAN}]*+)*+"
+    f"{_HASHTAG_START}{_HAN_START}(?:{_BESIDE}(?!{_NOT_BESIDE})[{_HAN}]*+)*+"
+    f"|{_HAN_START}(?:{_BESIDE}(?!{_NOT_BESIDE}|#)[{_HAN}]*+)*+"
 )
 _RUNS = re.compile(f"(?P<han>{_HAN_GROUP})|(?P<word>{_WORD})")
 _HAN_GROUPS = re.compile(_HAN_GROUP, re.IGNORECASE)  # on text as written, not folded
