@@ -134,12 +134,19 @@ class CrawlRecord:
             raise CrawlGone
 
     def forget(self) -> None:
-        """Delete the crawl's keys (``topicspider:<crawl id>:*``; see ``CRAWL_ID``)."""
-        keys = list(self.server.scan_iter(match=f"{self.prefix}:*", count=1000))
+        """Delete the crawl's keys (``topicspider:<crawl id>:*``; see ``CRAWL_ID``) but
+        ``P:ended``, set first: the workers still in it read there why it is gone
+        (``RedisScheduler._lose``). Set after, a worker that found the crawl gone in between
+        found no reason, and stopped as if Redis had lost the crawl (``crawl_lost``)."""
+        ended = f"{self.prefix}:ended"
+        self.server.set(ended, SEEDS_FAILED_REASON, ex=300)
+        keys = [
+            key
+            for key in self.server.scan_iter(match=f"{self.prefix}:*", count=1000)
+            if key != ended.encode()
+        ]
         if keys:
             self.server.delete(*keys)
-        # For the workers still in it: why it is gone (read by ``RedisScheduler._lose``).
-        self.server.set(f"{self.prefix}:ended", SEEDS_FAILED_REASON, ex=300)
 
     def ended(self) -> str | None:
         """Why the crawl was removed, for a few minutes after (see :meth:`forget`)."""
